@@ -1,0 +1,111 @@
+// The catalog of served resources: the single source for discovery, routing, OpenAPI, printers and clients.
+
+export interface SubresourceInfo {
+  name: string; // 'status', 'binding', 'log', ...
+  kind: string; // response kind
+  group?: string; // response kind's group if it differs ('' for core kinds like Scale in apps: 'autoscaling')
+  version?: string;
+  verbs: string[];
+}
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  resource: string; // plural, e.g. 'pods'
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: string[];
+  subresources: SubresourceInfo[];
+}
+
+const rw = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
+
+function res(
+  group: string,
+  version: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  extra: Partial<Pick<ResourceInfo, 'shortNames' | 'categories' | 'verbs' | 'subresources' | 'singular'>> = {},
+): ResourceInfo {
+  return {
+    group,
+    version,
+    resource,
+    singular: extra.singular ?? kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced,
+    shortNames: extra.shortNames,
+    categories: extra.categories,
+    verbs: extra.verbs ?? rw,
+    subresources: extra.subresources ?? [],
+  };
+}
+
+export const resources: readonly ResourceInfo[] = [
+  res('', 'v1', 'namespaces', 'Namespace', false, {
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [statusSub('Namespace'), { name: 'finalize', kind: 'Namespace', verbs: ['update'] }],
+  }),
+  res('', 'v1', 'pods', 'Pod', true, {
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: [
+      statusSub('Pod'),
+      { name: 'binding', kind: 'Binding', verbs: ['create'] },
+      { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] },
+      { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+    ],
+  }),
+  res('', 'v1', 'nodes', 'Node', false, { shortNames: ['no'], subresources: [statusSub('Node')] }),
+  res('', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
+  res('', 'v1', 'configmaps', 'ConfigMap', true, { shortNames: ['cm'] }),
+  res('', 'v1', 'secrets', 'Secret', true),
+  res('', 'v1', 'services', 'Service', true, {
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [statusSub('Service')],
+  }),
+  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
+  res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], singular: 'endpoints' }),
+  res('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
+  res('apps', 'v1', 'deployments', 'Deployment', true, {
+    shortNames: ['deploy'],
+    categories: ['all'],
+    subresources: [statusSub('Deployment'), { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] }],
+  }),
+  res('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
+    shortNames: ['rs'],
+    categories: ['all'],
+    subresources: [statusSub('ReplicaSet'), { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] }],
+  }),
+  res('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
+  res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
+  res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { shortNames: ['pc'] }),
+];
+
+/** Groups in the order discovery lists them ('' is the legacy core group under /api). */
+export function groupVersions(): { group: string; version: string }[] {
+  const seen = new Map<string, { group: string; version: string }>();
+  for (const r of resources) seen.set(`${r.group}/${r.version}`, { group: r.group, version: r.version });
+  return [...seen.values()];
+}
+
+export function findResource(group: string, version: string, resource: string): ResourceInfo | undefined {
+  return resources.find((r) => r.group === group && r.version === version && r.resource === resource);
+}
+
+export function findKind(group: string, kind: string): ResourceInfo | undefined {
+  return resources.find((r) => r.group === group && r.kind === kind);
+}
