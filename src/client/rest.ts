@@ -1,0 +1,225 @@
+// The HTTPS transport under the typed client: JSON requests over a keep-alive agent, client
+// certificate or bearer token auth, error bodies turned back into StatusError, and streaming
+// (watch events as JSON lines, logs as text), all abortable with an AbortSignal.
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Status } from '../api/meta.js';
+import { StatusError, type StatusReason } from '../apiserver/errors.js';
+
+export interface RestConfig {
+  /** e.g. https://127.0.0.1:6443 (http:// is accepted for tests). */
+  server: string;
+  /** PEM. */
+  ca?: string | Buffer;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  token?: string;
+  insecureSkipTLSVerify?: boolean;
+  /** The kubeconfig context's namespace, if any. */
+  namespace?: string;
+  userAgent?: string;
+}
+
+export type QueryValue = string | number | boolean | undefined | readonly string[];
+export type Query = Record<string, QueryValue>;
+
+export interface RequestOptions {
+  method?: string;
+  /** Absolute API path, e.g. /api/v1/namespaces/default/pods. */
+  path: string;
+  query?: Query;
+  /** Sent as is when a string or Buffer, otherwise as JSON. */
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** One event of a watch stream; ERROR events carry a metav1.Status. */
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+export const patchContentTypes = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+export type PatchType = keyof typeof patchContentTypes;
+
+/** A metav1.Status (an error body or a watch ERROR event) as the StatusError the server raised. */
+export function errorFromStatus(status: Status, httpCode?: number): StatusError {
+  const code = status.code ?? httpCode ?? 500;
+  const reason = (status.reason || genericReason(code)) as StatusReason;
+  return new StatusError(code, reason, status.message ?? '', status.details as StatusError['details']);
+}
+
+// Upstream's NewGenericServerResponse for bodies that are not a Status.
+const genericErrors: Record<number, [StatusReason, string | undefined]> = {
+  400: ['BadRequest', 'the server rejected our request for an unknown reason'],
+  401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
+  403: ['Forbidden', undefined],
+  404: ['NotFound', 'the server could not find the requested resource'],
+  405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+  406: ['NotAcceptable', undefined],
+  409: ['Conflict', 'the server reported a conflict'],
+  410: ['Gone', 'the server reported that the resource is gone'],
+  413: ['RequestEntityTooLarge', 'the server has rejected the request because the request entity is too large'],
+  415: ['UnsupportedMediaType', undefined],
+  422: ['Invalid', 'the server rejected our request due to an error in our request'],
+  429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+  504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+};
+
+function genericReason(code: number): StatusReason {
+  return genericErrors[code]?.[0] ?? (code >= 500 ? 'InternalError' : 'BadRequest');
+}
+
+function genericError(code: number, body: string): StatusError {
+  const entry = genericErrors[code];
+  const serverMessage = body.trim() || 'unknown';
+  if (entry) return new StatusError(code, entry[0], entry[1] ?? serverMessage);
+  if (code >= 500)
+    return new StatusError(code, 'InternalError', `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`);
+  return new StatusError(code, 'BadRequest', serverMessage);
+}
+
+function errorFromBody(code: number, body: string): StatusError {
+  try {
+    const parsed = JSON.parse(body) as Status;
+    if (parsed && parsed.kind === 'Status') return errorFromStatus(parsed, code);
+  } catch {
+    // not JSON: fall through to the generic error
+  }
+  return genericError(code, body);
+}
+
+export function encodeQuery(query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const item of v) params.append(k, item);
+    else params.append(k, String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const isAbort = (err: unknown, signal?: AbortSignal) => signal?.aborted === true || (err as Error)?.name === 'AbortError';
+
+export class RestClient {
+  private readonly agent: http.Agent;
+  private readonly url: URL;
+
+  constructor(readonly config: RestConfig) {
+    this.url = new URL(config.server);
+    this.agent =
+      this.url.protocol === 'https:'
+        ? new https.Agent({
+            keepAlive: true,
+            ca: config.ca,
+            cert: config.cert,
+            key: config.key,
+            rejectUnauthorized: !config.insecureSkipTLSVerify,
+          })
+        : new http.Agent({ keepAlive: true });
+  }
+
+  /** Sends the request and resolves with the parsed JSON body; non-2xx rejects with a StatusError. */
+  async request<T>(opts: RequestOptions): Promise<T> {
+    const text = await this.requestText(opts);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  async requestText(opts: RequestOptions): Promise<string> {
+    const res = await this.open(opts);
+    return readBody(res);
+  }
+
+  /** The events of a watch (the caller adds watch=true or uses a watch path); ends quietly on abort. */
+  async *watch<T>(opts: RequestOptions): AsyncGenerator<WatchEvent<T>> {
+    let buf = '';
+    for await (const chunk of this.stream(opts)) {
+      buf += chunk;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) yield JSON.parse(line) as WatchEvent<T>;
+      }
+    }
+    if (buf.trim()) yield JSON.parse(buf) as WatchEvent<T>;
+  }
+
+  /** The response body as text chunks as they arrive (logs with follow=true); ends quietly on abort. */
+  async *stream(opts: RequestOptions): AsyncGenerator<string> {
+    let res: IncomingMessage;
+    try {
+      res = await this.open(opts);
+    } catch (err) {
+      if (isAbort(err, opts.signal)) return;
+      throw err;
+    }
+    res.setEncoding('utf8');
+    try {
+      for await (const chunk of res) yield chunk as string;
+    } catch (err) {
+      if (!isAbort(err, opts.signal)) throw err;
+    } finally {
+      res.destroy();
+    }
+  }
+
+  /** Frees the pooled connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private open(opts: RequestOptions): Promise<IncomingMessage> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': this.config.userAgent ?? 'kite',
+    };
+    if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
+    let payload: string | Buffer | undefined;
+    if (opts.body !== undefined) {
+      payload = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    const mod = this.url.protocol === 'https:' ? https : http;
+    const basePath = this.url.pathname.replace(/\/$/, '');
+    return new Promise((resolve, reject) => {
+      const req = mod.request(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname.replace(/^\[|\]$/g, ''),
+          port: this.url.port,
+          method: opts.method ?? 'GET',
+          path: basePath + opts.path + encodeQuery(opts.query),
+          headers,
+          agent: this.agent,
+          signal: opts.signal,
+        },
+        (res) => {
+          const code = res.statusCode ?? 0;
+          if (code >= 200 && code < 300) return resolve(res);
+          readBody(res).then((body) => reject(errorFromBody(code, body)), reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}
