@@ -56,9 +56,16 @@ export interface WatchSink {
   event(e: WatchEvent): void;
   /** The watch ended; `err` is a StorageError (e.g. Compacted) or undefined when aborted. */
   end(err?: Error): void;
+  /** History up to the start is delivered; from now on events are live. */
+  synced?(): void;
 }
 
 export interface Store {
+  /**
+   * Live watch events are delivered before the write that caused them resolves (an in-process store),
+   * so a synced watcher is current with every revision the store has reported.
+   */
+  readonly synchronousWatch: boolean;
   /** Current value of key, or undefined. */
   get(key: string): Promise<KeyValue | undefined>;
   list(opts: ListOptions): Promise<ListResult>;

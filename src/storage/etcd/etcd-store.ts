@@ -32,6 +32,7 @@ function storageError(err: unknown, key: string): unknown {
 const PROBE = Buffer.from([0]);
 
 export class EtcdStore implements Store {
+  readonly synchronousWatch = false;
   private readonly client: Etcd3;
   private readonly prefix: string;
   private readonly watches = new Set<(err?: Error) => void>();
@@ -121,6 +122,7 @@ export class EtcdStore implements Store {
         if (done) return cancel();
         stream.on('data', (res: IWatchResponse) => {
           if (done) return;
+          if (res.created) sink.synced?.();
           if (res.canceled) {
             const compacted = Number(res.compact_revision) > 0;
             const reason = compacted ? `revision ${opts.afterRevision} is compacted (below ${res.compact_revision})` : `watch canceled: ${res.cancel_reason}`;

@@ -67,6 +67,7 @@ function toEvent(r: HistoryRow): WatchEvent {
 }
 
 export class SqliteStore implements Store {
+  readonly synchronousWatch = true;
   private readonly db: Database.Database;
   private rev: number;
   private compactRev: number;

@@ -39,6 +39,7 @@ export class SqliteWatch {
     const pending = this.buffer ?? [];
     this.buffer = undefined;
     for (const e of pending) this.deliver(e);
+    if (!this.done) this.sink.synced?.();
   }
 
   end(err?: Error): void {
