@@ -155,6 +155,8 @@ class Walker {
       const prop = Object.hasOwn(props, k) ? props[k] : undefined;
       if (!prop) {
         if (this.collectUnknown) this.unknown.push(`unknown field "${path}"`);
+        // Decoding into the typed object drops what it has no field for, whatever the mode.
+        delete obj[k];
         continue;
       }
       this.value(item, prop, { struct: shortName(name), field: at.field ? `${at.field}.${k}` : k, path });
@@ -163,9 +165,9 @@ class Walker {
 }
 
 /**
- * Checks `obj`, decoded from a request body for group/version/kind, as upstream's decoder does.
- * Throws a 400 StatusError when the request must fail; returns the unknown-field warnings for Warn.
- * Kinds without a schema are not checked.
+ * Checks `obj`, decoded from a request body for group/version/kind, as upstream's decoder does, and
+ * drops its unknown fields. Throws a 400 StatusError when the request must fail; returns the
+ * unknown-field warnings for Warn. Kinds without a schema are not checked.
  */
 export function checkObject(group: string, version: string, kind: string, obj: unknown, mode: FieldValidation): { warnings: string[] } {
   const name = schemaNameForKind(group, version, kind);

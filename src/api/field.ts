@@ -39,11 +39,12 @@ export interface FieldError {
 /** A field path like `spec.containers[0].image`, built immutably. */
 export class Path {
   private constructor(private readonly text: string) {}
+  /** A root path; an empty name prints as "[]", as upstream's field.NewPath("") does. */
   static root(name: string): Path {
-    return new Path(name);
+    return new Path(name === '' ? '[]' : name);
   }
   child(name: string, ...more: string[]): Path {
-    let p = this.text === '' ? name : `${this.text}.${name}`;
+    let p = `${this.text}.${name}`;
     for (const m of more) p = `${p}.${m}`;
     return new Path(p);
   }
@@ -63,38 +64,64 @@ export const invalid = (p: Path, value: unknown, detail?: string): FieldError =>
 export const forbidden = (p: Path, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: `${p}`, detail });
 export const duplicate = (p: Path, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: `${p}`, badValue: value });
 export const notFound = (p: Path, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: `${p}`, badValue: value });
+/** The value is never printed; a negative max gives upstream's generic detail. */
 export const tooLong = (p: Path, value: unknown, max: number): FieldError => ({
   type: 'FieldValueTooLong',
   field: `${p}`,
   badValue: value,
-  detail: `must have at most ${max} bytes`,
+  detail: max >= 0 ? `may not be more than ${max} ${max === 1 ? 'byte' : 'bytes'}` : 'value is too long',
 });
+/** A negative actual omits the count, a negative max gives upstream's generic detail. */
 export const tooMany = (p: Path, actual: number, max: number): FieldError => ({
   type: 'FieldValueTooMany',
   field: `${p}`,
-  badValue: actual,
-  detail: `must have at most ${max} items`,
+  badValue: actual >= 0 ? actual : omitValue,
+  detail: max >= 0 ? `must have at most ${max} items` : 'has too many items',
 });
+export const typeInvalid = (p: Path, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field: `${p}`, badValue: value, detail });
+export const internalError = (p: Path, detail: string): FieldError => ({ type: 'InternalError', field: `${p}`, detail });
+
+/**
+ * A bad value printed verbatim, as Go prints a value whose type has a String() method (a Quantity,
+ * an IntOrString) or a composite it renders with %#v (e.g. `v1.LabelSelector{...}`).
+ */
+export function rawValue(text: string): { toString(): string } {
+  return { toString: () => text };
+}
 export function notSupported(p: Path, value: unknown, valid: string[]): FieldError {
   const detail = valid.length ? `supported values: ${valid.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
   return { type: 'FieldValueNotSupported', field: `${p}`, badValue: value, detail };
 }
 
-/** Upstream's rendering of a bad value: strings quoted, numbers and booleans bare, others as Go would print them. */
+/** Go's %q for the strings validation reports. */
+const goQuote = (s: string) => JSON.stringify(s);
+
+/**
+ * Upstream's rendering of a bad value: strings quoted, numbers and booleans bare, values with their
+ * own toString (Go's fmt.Stringer) verbatim, string slices and maps as Go's %#v; other objects as JSON.
+ */
 function renderValue(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) {
+    if (v.every((x) => typeof x === 'string')) return `[]string{${v.map(goQuote).join(', ')}}`;
+    return JSON.stringify(v);
+  }
+  if (typeof v === 'object' && v.toString !== Object.prototype.toString) return String(v);
+  const entries = Object.entries(v as object);
+  if (entries.every(([, x]) => typeof x === 'string')) {
+    const sorted = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[string]string{${sorted.map(([k, x]) => `${goQuote(k)}:${goQuote(x as string)}`).join(', ')}}`;
+  }
   return JSON.stringify(v);
 }
 
 /** The message of one error, e.g. `spec.containers[0].image: Required value`. */
 export function fieldErrorMessage(e: FieldError): string {
   let s = `${e.field}: ${typeText[e.type]}`;
-  const hasValue = e.type !== 'FieldValueRequired' && e.type !== 'FieldValueForbidden' && e.type !== 'InternalError' && e.type !== 'FieldValueTooMany'
-    ? e.badValue !== omitValue && !(e.type === 'FieldValueTooLong' && e.badValue === undefined)
-    : false;
-  if (hasValue && 'badValue' in e) s += `: ${renderValue(e.badValue)}`;
+  const valueless = e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden' || e.type === 'FieldValueTooLong' || e.type === 'InternalError';
+  if (!valueless && e.badValue !== omitValue) s += `: ${renderValue(e.badValue)}`;
   if (e.detail) s += `: ${e.detail}`;
   return s;
 }

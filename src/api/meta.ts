@@ -1,7 +1,12 @@
 // The shapes every stored object shares. Kinds use kubernetes-types for their own fields.
-import type { ObjectMeta, Status, StatusCause } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta as ReadonlyObjectMeta, Status, StatusCause } from 'kubernetes-types/meta/v1.js';
 
-export type { ObjectMeta, Status, StatusCause };
+export type { Status, StatusCause };
+
+/** Removes kubernetes-types' readonly marks: the server is the one that sets those fields. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export type ObjectMeta = Mutable<ReadonlyObjectMeta>;
 
 /** Any API object: typed access to metadata, the rest left open. */
 export interface KubeObject {

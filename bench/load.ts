@@ -1,0 +1,50 @@
+// Open-loop load: operations start on a fixed schedule whatever the latency, and each latency is
+// measured from its scheduled start, so a server that falls behind shows it (no coordinated omission).
+
+export interface LoadResult {
+  offered: number;
+  achieved: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs op(i) for i = 0..rate*seconds-1 at `rate` per second; resolves when all have finished. */
+export async function openLoop(rate: number, seconds: number, op: (i: number) => Promise<unknown>): Promise<LoadResult> {
+  const total = Math.round(rate * seconds);
+  const latencies: number[] = [];
+  let errors = 0;
+  const start = performance.now();
+  const running: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    running.push(
+      op(i).then(
+        () => {
+          latencies.push(performance.now() - due);
+        },
+        () => {
+          errors++;
+        },
+      ),
+    );
+  }
+  await Promise.all(running);
+  const elapsed = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { offered: rate, achieved: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+export function row(name: string, r: LoadResult): string {
+  const f = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+  return `| ${name} | ${r.offered} | ${r.achieved.toFixed(0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} |`;
+}
+
+export const header = '| operation | offered/s | achieved/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|---|';

@@ -1,0 +1,133 @@
+// applyDefaults: upstream's v1 defaulters for every served kind, applied in place to a decoded object.
+// The API server calls it on every decoded body, before admission and validation.
+import { isIPv6 } from '../validation/names.js';
+import { defaultPod, defaultPodTemplate, defaultResourceList } from './podspec.js';
+
+export { imageTag } from './podspec.js';
+
+type Obj = Record<string, any>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const child = (o: Obj, key: string): Obj => (isObj(o[key]) ? o[key] : (o[key] = {}));
+
+function defaultService(svc: Obj): void {
+  const spec = child(svc, 'spec');
+  if (!spec.sessionAffinity) spec.sessionAffinity = 'None';
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === 'ClientIP' && spec.sessionAffinityConfig?.clientIP?.timeoutSeconds == null) {
+    // Three hours, upstream's DefaultClientIPServiceAffinitySeconds.
+    spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+  }
+  if (!spec.type) spec.type = 'ClusterIP';
+  for (const p of Array.isArray(spec.ports) ? spec.ports : []) {
+    if (!isObj(p)) continue;
+    if (!p.protocol) p.protocol = 'TCP';
+    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+  const externallyAccessible =
+    spec.type === 'LoadBalancer' || spec.type === 'NodePort' || (spec.type === 'ClusterIP' && Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0);
+  if (externallyAccessible && !spec.externalTrafficPolicy) spec.externalTrafficPolicy = 'Cluster';
+  if (spec.internalTrafficPolicy == null && ['NodePort', 'LoadBalancer', 'ClusterIP'].includes(spec.type)) spec.internalTrafficPolicy = 'Cluster';
+  if (spec.type === 'LoadBalancer') {
+    if (spec.allocateLoadBalancerNodePorts == null) spec.allocateLoadBalancerNodePorts = true;
+    for (const ing of Array.isArray(svc.status?.loadBalancer?.ingress) ? svc.status.loadBalancer.ingress : []) {
+      if (isObj(ing) && ing.ip && ing.ipMode == null) ing.ipMode = 'VIP';
+    }
+  }
+  // Upstream's service registry settles the IP families when it allocates the cluster IP; kite runs
+  // single-stack, so the family is the cluster IP's own or IPv4.
+  if (spec.type !== 'ExternalName') {
+    if (spec.ipFamilyPolicy == null) spec.ipFamilyPolicy = 'SingleStack';
+    if (!Array.isArray(spec.ipFamilies) || spec.ipFamilies.length === 0) {
+      spec.ipFamilies = [typeof spec.clusterIP === 'string' && isIPv6(spec.clusterIP) ? 'IPv6' : 'IPv4'];
+    }
+  }
+}
+
+function defaultDeployment(d: Obj): void {
+  const spec = child(d, 'spec');
+  if (spec.replicas == null) spec.replicas = 1;
+  const strategy = child(spec, 'strategy');
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const ru = child(strategy, 'rollingUpdate');
+    if (ru.maxUnavailable == null) ru.maxUnavailable = '25%';
+    if (ru.maxSurge == null) ru.maxSurge = '25%';
+  }
+  if (spec.revisionHistoryLimit == null) spec.revisionHistoryLimit = 10;
+  if (spec.progressDeadlineSeconds == null) spec.progressDeadlineSeconds = 600;
+  defaultPodTemplate(spec.template);
+}
+
+function defaultReplicaSet(rs: Obj): void {
+  const spec = child(rs, 'spec');
+  if (spec.replicas == null) spec.replicas = 1;
+  defaultPodTemplate(spec.template);
+}
+
+/** SetDefaults_Namespace labels the namespace with its name; spec.finalizers ["kubernetes"] is the registry's (on create). */
+function defaultNamespace(ns: Obj): void {
+  const name = ns.metadata?.name;
+  if (typeof name === 'string' && name !== '') {
+    const meta = child(ns, 'metadata');
+    child(meta, 'labels')['kubernetes.io/metadata.name'] = name;
+  }
+  const status = child(ns, 'status');
+  if (!status.phase) status.phase = 'Active';
+}
+
+function defaultNode(node: Obj): void {
+  const status = node.status;
+  if (!isObj(status)) return;
+  defaultResourceList(status.capacity);
+  defaultResourceList(status.allocatable);
+  if (status.allocatable == null && isObj(status.capacity)) status.allocatable = { ...status.capacity };
+}
+
+/** Secret type Opaque; stringData is merged into data as upstream's v1 conversion does on decode. */
+function defaultSecret(secret: Obj): void {
+  if (!secret.type) secret.type = 'Opaque';
+  if (isObj(secret.stringData)) {
+    const data = child(secret, 'data');
+    for (const [k, v] of Object.entries(secret.stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  }
+  delete secret.stringData;
+}
+
+function defaultEndpoints(ep: Obj): void {
+  for (const ss of Array.isArray(ep.subsets) ? ep.subsets : []) {
+    for (const p of Array.isArray(ss?.ports) ? ss.ports : []) if (isObj(p) && !p.protocol) p.protocol = 'TCP';
+  }
+}
+
+function defaultEndpointSlice(slice: Obj): void {
+  for (const p of Array.isArray(slice.ports) ? slice.ports : []) {
+    if (!isObj(p)) continue;
+    if (p.name == null) p.name = '';
+    if (p.protocol == null) p.protocol = 'TCP';
+  }
+}
+
+function defaultPriorityClass(pc: Obj): void {
+  if (pc.preemptionPolicy == null) pc.preemptionPolicy = 'PreemptLowerPriority';
+}
+
+const defaulters: Record<string, (obj: Obj) => void> = {
+  '/Pod': defaultPod,
+  '/Service': defaultService,
+  '/Namespace': defaultNamespace,
+  '/Node': defaultNode,
+  '/Secret': defaultSecret,
+  '/Endpoints': defaultEndpoints,
+  'apps/Deployment': defaultDeployment,
+  'apps/ReplicaSet': defaultReplicaSet,
+  'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
+  'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
+};
+
+/**
+ * Applies upstream's v1 defaults for (group, kind) to `obj` in place. Kinds without defaulters
+ * (ConfigMap, ServiceAccount, Event, Lease, events.k8s.io Event) are left as they are.
+ */
+export function applyDefaults(group: string, kind: string, obj: Record<string, unknown>): void {
+  defaulters[`${group}/${kind}`]?.(obj);
+}

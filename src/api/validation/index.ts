@@ -1,0 +1,86 @@
+// The validation entry points the registry calls by (group, kind), for every served kind: upstream's
+// strategies' Validate, ValidateUpdate and the status strategies' ValidateUpdate.
+import type { FieldError } from '../field.js';
+import { validateDeployment, validateDeploymentStatusUpdate, validateDeploymentUpdate, validateReplicaSet, validateReplicaSetStatusUpdate, validateReplicaSetUpdate } from './apps.js';
+import {
+  coreEventView,
+  eventsV1View,
+  validateConfigMap,
+  validateConfigMapUpdate,
+  validateEndpoints,
+  validateEventCreate,
+  validateEventUpdate,
+  validateNamespace,
+  validateNamespaceStatusUpdate,
+  validateNode,
+  validateNodeUpdate,
+  validateSecret,
+  validateSecretUpdate,
+  validateService,
+  validateServiceAccount,
+  validateServiceStatusUpdate,
+  validateServiceUpdate,
+} from './core.js';
+import { validateObjectMetaUpdate, type Obj } from './meta.js';
+import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
+import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
+
+export { validateNamespaceFinalizeUpdate } from './core.js';
+export { systemPriorityClasses, HIGHEST_USER_DEFINABLE_PRIORITY, SYSTEM_CRITICAL_PRIORITY } from './other.js';
+
+interface KindValidation {
+  create: (obj: Obj) => FieldError[];
+  update: (obj: Obj, old: Obj) => FieldError[];
+  /** The status subresource's update; metadata-only when the kind has no status rules of its own. */
+  status?: (obj: Obj, old: Obj) => FieldError[];
+}
+
+const metaUpdate = (obj: Obj, old: Obj) => validateObjectMetaUpdate(obj.metadata, old.metadata);
+/** Upstream's update validation for kinds whose spec is freely mutable: metadata rules, then the create rules. */
+const thenCreate = (create: (obj: Obj) => FieldError[]) => (obj: Obj, old: Obj) => [...metaUpdate(obj, old), ...create(obj)];
+
+const kinds: Record<string, KindValidation> = {
+  '/Pod': { create: validatePodCreate, update: validatePodUpdate, status: validatePodStatusUpdate },
+  '/Namespace': { create: validateNamespace, update: metaUpdate, status: validateNamespaceStatusUpdate },
+  '/Node': { create: validateNode, update: (obj, old) => [...validateNode(obj), ...validateNodeUpdate(obj, old)], status: validateNodeUpdate },
+  '/Event': {
+    create: (obj) => validateEventCreate(coreEventView(obj), true),
+    update: (obj, old) => validateEventUpdate(coreEventView(obj), coreEventView(old), true),
+  },
+  '/ConfigMap': { create: validateConfigMap, update: validateConfigMapUpdate },
+  '/Secret': { create: validateSecret, update: validateSecretUpdate },
+  '/Service': { create: validateService, update: validateServiceUpdate, status: validateServiceStatusUpdate },
+  '/ServiceAccount': { create: validateServiceAccount, update: thenCreate(validateServiceAccount) },
+  '/Endpoints': { create: validateEndpoints, update: thenCreate(validateEndpoints) },
+  'coordination.k8s.io/Lease': { create: validateLease, update: validateLeaseUpdate },
+  'apps/Deployment': { create: validateDeployment, update: validateDeploymentUpdate, status: validateDeploymentStatusUpdate },
+  'apps/ReplicaSet': { create: validateReplicaSet, update: validateReplicaSetUpdate, status: validateReplicaSetStatusUpdate },
+  'discovery.k8s.io/EndpointSlice': { create: validateEndpointSlice, update: validateEndpointSliceUpdate },
+  'events.k8s.io/Event': {
+    create: (obj) => validateEventCreate(eventsV1View(obj), false),
+    update: (obj, old) => validateEventUpdate(eventsV1View(obj), eventsV1View(old), false),
+  },
+  'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
+};
+
+function lookup(group: string, kind: string): KindValidation {
+  const v = kinds[`${group}/${kind}`];
+  if (!v) throw new Error(`no validation for ${kind}${group ? `.${group}` : ''}`);
+  return v;
+}
+
+/** Validation of a new object (after defaulting, admission and name generation). */
+export function validateCreate(group: string, kind: string, obj: object): FieldError[] {
+  return lookup(group, kind).create(obj as Obj);
+}
+
+/** Validation of an update of the main resource against the stored object. */
+export function validateUpdate(group: string, kind: string, obj: object, old: object): FieldError[] {
+  return lookup(group, kind).update(obj as Obj, old as Obj);
+}
+
+/** Validation of an update through the status subresource. */
+export function validateStatusUpdate(group: string, kind: string, obj: object, old: object): FieldError[] {
+  const v = lookup(group, kind);
+  return (v.status ?? metaUpdate)(obj as Obj, old as Obj);
+}

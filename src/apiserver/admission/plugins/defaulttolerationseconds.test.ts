@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../api/meta.js';
+import { findResource } from '../../../api/resources.js';
+import type { AdmissionAttributes } from '../interface.js';
+import { DefaultTolerationSeconds } from './defaulttolerationseconds.js';
+
+const notReady = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
+const unreachable = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
+
+function attrs(tolerations: object[] | undefined, subresource = '', resource = 'pods'): AdmissionAttributes {
+  const object: KubeObject = { metadata: { name: 'p' }, spec: { containers: [], ...(tolerations ? { tolerations } : {}) } };
+  return { operation: 'CREATE', resource: findResource('', 'v1', resource)!, subresource, namespace: 'd', name: 'p', object, user: { name: 'u', groups: [] }, dryRun: false };
+}
+
+test('adds the missing NoExecute tolerations', async () => {
+  const cases: [string, object[] | undefined, object[]][] = [
+    ['none', undefined, [notReady, unreachable]],
+    ['not-ready present', [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }], [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }, unreachable]],
+    ['tolerate everything', [{ operator: 'Exists' }], [{ operator: 'Exists' }]],
+    ['other effect only', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoSchedule' }], [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoSchedule' }, notReady, unreachable]],
+  ];
+  const plugin = new DefaultTolerationSeconds();
+  for (const [name, tolerations, want] of cases) {
+    const a = attrs(tolerations);
+    assert.ok(plugin.handles(a));
+    await plugin.admit(a);
+    assert.deepEqual((a.object!.spec as { tolerations: object[] }).tolerations, want, name);
+  }
+});
+
+test('only pods proper', () => {
+  const plugin = new DefaultTolerationSeconds();
+  assert.equal(plugin.handles(attrs(undefined, 'status')), false);
+  assert.equal(plugin.handles(attrs(undefined, '', 'services')), false);
+  assert.equal(plugin.handles({ ...attrs(undefined), operation: 'DELETE' }), false);
+});

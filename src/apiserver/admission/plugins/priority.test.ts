@@ -1,0 +1,106 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../api/meta.js';
+import { findResource } from '../../../api/resources.js';
+import { isStatusError } from '../../errors.js';
+import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
+import { PriorityAdmission, systemPriorityClassObjects } from './priority.js';
+
+const pc = (name: string, value: number, extra: object = {}): KubeObject => ({ metadata: { name }, value, ...extra });
+
+function plugin(classes: KubeObject[]): PriorityAdmission {
+  return new PriorityAdmission({
+    lookups: {
+      getPriorityClass: async (n) => classes.find((c) => c.metadata?.name === n),
+      listPriorityClasses: async () => classes,
+    },
+  });
+}
+
+function podAttrs(spec: object, operation: AdmissionOperation = 'CREATE', oldSpec?: object): AdmissionAttributes {
+  return {
+    operation,
+    resource: findResource('', 'v1', 'pods')!,
+    subresource: '',
+    namespace: 'd',
+    name: 'web',
+    object: { metadata: { name: 'web' }, spec: { ...spec } },
+    oldObject: oldSpec ? { metadata: { name: 'web' }, spec: oldSpec } : undefined,
+    user: { name: 'u', groups: [] },
+    dryRun: false,
+  };
+}
+
+async function refusal(p: Promise<void>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(isStatusError(err));
+    assert.equal(err.code, 403);
+    return err.message;
+  }
+  assert.fail('expected a refusal');
+}
+
+test('resolves priority and preemption policy on create', async () => {
+  const classes = [pc('high', 1000, { preemptionPolicy: 'Never' }), pc('low', 10, { globalDefault: true, preemptionPolicy: 'PreemptLowerPriority' })];
+  const cases: [string, KubeObject[], object, object][] = [
+    ['named class', classes, { priorityClassName: 'high' }, { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' }],
+    ['global default', classes, {}, { priorityClassName: 'low', priority: 10, preemptionPolicy: 'PreemptLowerPriority' }],
+    ['no default class', [], {}, { priority: 0, preemptionPolicy: 'PreemptLowerPriority' }],
+    ['system class before it is stored', [], { priorityClassName: 'system-node-critical' }, { priorityClassName: 'system-node-critical', priority: 2000001000, preemptionPolicy: 'PreemptLowerPriority' }],
+    ['matching priority given', classes, { priorityClassName: 'high', priority: 1000 }, { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' }],
+  ];
+  for (const [name, cls, spec, want] of cases) {
+    const a = podAttrs(spec);
+    await plugin(cls).admit(a);
+    assert.deepEqual(a.object!.spec, want, name);
+  }
+});
+
+test('refusals worded as upstream', async () => {
+  const classes = [pc('high', 1000, { preemptionPolicy: 'Never' })];
+  assert.equal(await refusal(plugin(classes).admit(podAttrs({ priorityClassName: 'nope' }))), 'pods "web" is forbidden: no PriorityClass with name nope was found');
+  assert.equal(
+    await refusal(plugin(classes).admit(podAttrs({ priorityClassName: 'high', priority: 5 }))),
+    'pods "web" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
+  );
+  assert.equal(
+    await refusal(plugin(classes).admit(podAttrs({ priorityClassName: 'high', preemptionPolicy: 'PreemptLowerPriority' }))),
+    'pods "web" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority admission controller computed Never from the given PriorityClass name',
+  );
+});
+
+test('updates keep the stored priority', async () => {
+  const a = podAttrs({ priorityClassName: 'high' }, 'UPDATE', { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' });
+  await plugin([]).admit(a);
+  assert.deepEqual(a.object!.spec, { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' });
+});
+
+test('only one global default class', async () => {
+  const existing = [pc('low', 10, { globalDefault: true })];
+  const attrs = (operation: AdmissionOperation, obj: KubeObject): AdmissionAttributes => ({
+    operation,
+    resource: findResource('scheduling.k8s.io', 'v1', 'priorityclasses')!,
+    subresource: '',
+    namespace: '',
+    name: obj.metadata!.name!,
+    object: obj,
+    user: { name: 'u', groups: [] },
+    dryRun: false,
+  });
+  const p = plugin(existing);
+  assert.equal(
+    await refusal(p.validate(attrs('CREATE', pc('other', 5, { globalDefault: true })))),
+    'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass low is already marked as default. Only one default can exist',
+  );
+  await p.validate(attrs('UPDATE', pc('low', 10, { globalDefault: true })));
+  await p.validate(attrs('CREATE', pc('plain', 5)));
+});
+
+test('system classes as the server creates them', () => {
+  assert.deepEqual(
+    systemPriorityClassObjects().map((c) => [c.metadata?.name, c.value]),
+    [['system-node-critical', 2000001000], ['system-cluster-critical', 2000000000]],
+  );
+});

@@ -1,0 +1,54 @@
+// What every resource handler gets: the parsed request, who made it, and the resource's registry.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ResourceInfo } from '../../api/resources.js';
+import type { StoredObject } from '../../api/meta.js';
+import { apiVersionOf } from '../../api/meta.js';
+import type { UserInfo } from '../authn/user.js';
+import type { RequestInfo } from '../http/requestinfo.js';
+import type { Output } from '../http/negotiation.js';
+import type { Registry } from '../registry/registry.js';
+import type { Registries } from '../registry/registries.js';
+import type { Clock } from '../../util/clock.js';
+import { badRequest } from '../errors.js';
+
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  info: RequestInfo;
+  user: UserInfo;
+  resource: ResourceInfo;
+  registry: Registry;
+  registries: Registries;
+  output: Output;
+  clock: Clock;
+}
+
+export function query(r: ResourceRequest, name: string): string | undefined {
+  return r.url.searchParams.get(name) ?? undefined;
+}
+
+export function boolQuery(r: ResourceRequest, name: string): boolean {
+  const v = query(r, name);
+  return v === 'true' || v === '1';
+}
+
+export function intQuery(r: ResourceRequest, name: string): number | undefined {
+  const v = query(r, name);
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** dryRun=All is the only value upstream accepts. */
+export function dryRunOf(values: string[]): boolean {
+  for (const v of values) if (v !== 'All') throw badRequest(`Invalid dry run value: ${v}`);
+  return values.length > 0;
+}
+
+/** Every object leaves the server with its kind and apiVersion. */
+export function withTypeMeta(resource: ResourceInfo, obj: StoredObject): StoredObject {
+  if (obj.kind === resource.kind && obj.apiVersion === apiVersionOf(resource.group, resource.version)) return obj;
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return { apiVersion: apiVersionOf(resource.group, resource.version), kind: resource.kind, ...rest } as StoredObject;
+}

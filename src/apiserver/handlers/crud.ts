@@ -1,0 +1,198 @@
+// The verbs on a resource: get, list, create, update, patch, delete and deletecollection.
+import type { KubeObject, StoredObject } from '../../api/meta.js';
+import { apiVersionOf } from '../../api/meta.js';
+import { applyDefaults } from '../../api/defaults/index.js';
+import { checkObject } from '../../api/decode.js';
+import { toTable } from '../printers/table.js';
+import { badRequest, notFound, StatusError } from '../errors.js';
+import { decodeObjectBody, readBody } from '../http/body.js';
+import { writeObject } from '../http/respond.js';
+import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
+import { boolQuery, dryRunOf, intQuery, query, withTypeMeta, type ResourceRequest } from './context.js';
+import { selectionFor } from './selectors.js';
+import { fieldManagerFor, trackManagedFields } from './managed.js';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export function fieldValidationOf(r: ResourceRequest): FieldValidation {
+  const v = query(r, 'fieldValidation') ?? 'Warn';
+  if (v !== 'Strict' && v !== 'Warn' && v !== 'Ignore') {
+    throw badRequest(`fieldValidation parameter unsupported: ${v}; expected one of: Ignore, Warn, Strict`);
+  }
+  return v;
+}
+
+/** Renders one object the way the client asked (object, Table row, or partial metadata). */
+export function render(r: ResourceRequest, obj: StoredObject): unknown {
+  const typed = withTypeMeta(r.resource, obj);
+  if (r.output.kind === 'table') return toTable(r.resource, [typed], { includeObject: includeObjectOf(r), now: r.clock.now() });
+  if (r.output.kind === 'partial') return partial(typed);
+  return typed;
+}
+
+function includeObjectOf(r: ResourceRequest): 'None' | 'Metadata' | 'Object' {
+  const v = query(r, 'includeObject') ?? 'Metadata';
+  if (v !== 'None' && v !== 'Metadata' && v !== 'Object') throw badRequest(`includeObject: Unsupported value: "${v}"`);
+  return v;
+}
+
+function partial(obj: StoredObject): unknown {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
+}
+
+export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string): WriteOptions {
+  const manager = fieldManagerFor(r);
+  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource) };
+}
+
+export async function handleGet(r: ResourceRequest): Promise<void> {
+  const obj = await r.registry.get(r.info.namespace, r.info.name);
+  writeObject(r.res, 200, render(r, obj), r.output.yaml);
+}
+
+export async function handleList(r: ResourceRequest): Promise<void> {
+  const selection = selectionFor(r);
+  const limit = intQuery(r, 'limit');
+  const result = await r.registry.list(r.info.namespace, {
+    selection,
+    limit,
+    continueToken: query(r, 'continue') || undefined,
+    resourceVersion: query(r, 'resourceVersion'),
+    resourceVersionMatch: query(r, 'resourceVersionMatch'),
+  });
+  const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continueToken) metadata.continue = result.continueToken;
+  if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+  const items = result.items.map((o) => withTypeMeta(r.resource, o));
+  let body: unknown;
+  if (r.output.kind === 'table') {
+    body = { ...toTable(r.resource, items, { includeObject: includeObjectOf(r), now: r.clock.now() }), metadata };
+  } else if (r.output.kind === 'partial') {
+    body = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: items.map(partial) };
+  } else {
+    body = { kind: r.resource.listKind, apiVersion: apiVersionOf(r.resource.group, r.resource.version), metadata, items };
+  }
+  writeObject(r.res, 200, body, r.output.yaml);
+}
+
+/** Decodes a create/update body: type meta checked, unknown fields per fieldValidation, defaults applied. */
+export async function decodeInput(r: ResourceRequest, expectName?: string): Promise<{ obj: KubeObject; warnings: string[] }> {
+  const body = await readBody(r.req);
+  const obj = decodeObjectBody(r.req.headers['content-type'], body);
+  const warnings = prepareInput(r, obj, expectName);
+  return { obj, warnings };
+}
+
+/** Checks and defaults an object that came from a client (a body, or the result of a patch). */
+export function prepareInput(r: ResourceRequest, obj: KubeObject, expectName?: string): string[] {
+  const { group, version, kind } = r.resource;
+  const want = apiVersionOf(group, version);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
+    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== kind) {
+    throw badRequest(`${String(obj.kind)} in version "${version}" cannot be handled as a ${kind}: the object kind does not match the resource`);
+  }
+  obj.apiVersion = want;
+  obj.kind = kind;
+  const { warnings } = checkObject(group, version, kind, obj, fieldValidationOf(r));
+  const meta = (obj.metadata ??= {});
+  if (r.resource.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== r.info.namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  if (expectName !== undefined && meta.name !== undefined && meta.name !== '' && meta.name !== expectName) {
+    throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${expectName})`);
+  }
+  applyDefaults(group, kind, obj);
+  return warnings;
+}
+
+export async function handleCreate(r: ResourceRequest): Promise<void> {
+  if (r.resource.namespaced && !r.info.namespace) throw notFound({ group: '', resource: '' }, '');
+  const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
+  const { obj, warnings } = await decodeInput(r);
+  const created = await r.registry.create(r.info.namespace, obj, writeOptions(r, dryRun, ''));
+  writeObject(r.res, 201, render(r, created), r.output.yaml, warnings);
+}
+
+export async function handleUpdate(r: ResourceRequest, subresource = ''): Promise<void> {
+  const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
+  const { obj, warnings } = await decodeInput(r, r.info.name);
+  const result = await r.registry.update(r.info.namespace, r.info.name, () => obj, writeOptions(r, dryRun, subresource));
+  writeObject(r.res, result.created ? 201 : 200, render(r, result.object), r.output.yaml, warnings);
+}
+
+/** DeleteOptions from the body (kubectl sends one) and the query (curl users do). */
+export async function deleteOptionsOf(r: ResourceRequest): Promise<DeleteOptions> {
+  const body = await readBody(r.req);
+  let opts: DeleteOptions = {};
+  if (body.length > 0 && body.toString('utf8').trim() !== '') {
+    const decoded = decodeObjectBody(r.req.headers['content-type'], body);
+    if (decoded.kind !== undefined && decoded.kind !== 'DeleteOptions') {
+      throw badRequest(`DeleteOptions in body is not valid: kind ${JSON.stringify(decoded.kind)} is not DeleteOptions`);
+    }
+    opts = decoded as DeleteOptions;
+  }
+  const grace = intQuery(r, 'gracePeriodSeconds');
+  if (grace !== undefined) opts.gracePeriodSeconds = grace;
+  const policy = query(r, 'propagationPolicy');
+  if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (query(r, 'orphanDependents') !== undefined) opts.orphanDependents = boolQuery(r, 'orphanDependents');
+  const dry = r.url.searchParams.getAll('dryRun');
+  if (dry.length) opts.dryRun = dry;
+  if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
+    throw invalidDeleteOptions(`propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  if (opts.propagationPolicy && opts.orphanDependents !== undefined) {
+    throw invalidDeleteOptions('propagationPolicy: Invalid value: "' + opts.propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
+  }
+  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
+    throw invalidDeleteOptions(`gracePeriodSeconds: Invalid value: ${opts.gracePeriodSeconds}: must be greater than or equal to 0`);
+  }
+  return opts;
+}
+
+function invalidDeleteOptions(detail: string): StatusError {
+  return new StatusError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${detail}`, { kind: 'DeleteOptions', group: 'meta.k8s.io' });
+}
+
+export async function handleDelete(r: ResourceRequest): Promise<void> {
+  const options = await deleteOptionsOf(r);
+  const dryRun = dryRunOf(options.dryRun ?? []);
+  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '' });
+  if (deleted && !r.registry.strategy.returnDeletedObject) {
+    writeObject(r.res, 200, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: object.metadata.name, group: r.resource.group || undefined, kind: r.resource.resource, uid: object.metadata.uid },
+    });
+    return;
+  }
+  const code = !deleted && options.orphanDependents === false ? 202 : 200;
+  writeObject(r.res, code, render(r, object), r.output.yaml);
+}
+
+export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+  const options = await deleteOptionsOf(r);
+  const dryRun = dryRunOf(options.dryRun ?? []);
+  const selection = selectionFor(r);
+  const { items, resourceVersion } = await r.registry.list(r.info.namespace, { selection });
+  const deleted: StoredObject[] = [];
+  for (const item of items) {
+    try {
+      const out = await r.registry.delete(item.metadata.namespace ?? '', item.metadata.name!, options, { dryRun, user: r.user, subresource: '' });
+      deleted.push(withTypeMeta(r.resource, out.object));
+    } catch (err) {
+      // Gone meanwhile: that is what was asked.
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
+  }
+  writeObject(r.res, 200, {
+    kind: r.resource.listKind,
+    apiVersion: apiVersionOf(r.resource.group, r.resource.version),
+    metadata: { resourceVersion },
+    items: deleted,
+  });
+}

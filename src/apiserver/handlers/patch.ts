@@ -1,0 +1,113 @@
+// PATCH: JSON patch, JSON merge patch, strategic merge patch and server-side apply, each applied
+// to the current object inside the registry's compare-and-swap loop.
+import type { KubeObject, StoredObject } from '../../api/meta.js';
+import { apiVersionOf } from '../../api/meta.js';
+import { schemaForKind } from '../../api/schema.js';
+import { applyDefaults } from '../../api/defaults/index.js';
+import { checkObject } from '../../api/decode.js';
+import { badRequest, notFound, unsupportedMediaType } from '../errors.js';
+import { parseJson, parseYaml, readBody } from '../http/body.js';
+import { mediaType } from '../http/negotiation.js';
+import { writeObject } from '../http/respond.js';
+import { applyJsonPatch } from '../patch/jsonpatch.js';
+import { applyMergePatch } from '../patch/mergepatch.js';
+import { applyStrategicMergePatch } from '../patch/strategic.js';
+import { applyPatch, validatePatchOptions } from '../patch/apply.js';
+import type { JsonObject } from '../patch/json.js';
+import { dryRunOf, query, type ResourceRequest } from './context.js';
+import { fieldValidationOf, prepareInput, render, writeOptions } from './crud.js';
+import { resetFieldsFor, rfc3339 } from './managed.js';
+
+const patchTypes: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
+/** The object a patch produced keeps the current resourceVersion only if the patch pinned one. */
+function pinnedVersion(patched: KubeObject, current: StoredObject, patchBody: unknown): void {
+  const meta = (patched.metadata ??= {});
+  const fromPatch = typeof patchBody === 'object' && patchBody !== null && !Array.isArray(patchBody)
+    ? ((patchBody as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion as string | undefined)
+    : meta.resourceVersion !== current.metadata.resourceVersion
+      ? meta.resourceVersion
+      : undefined;
+  if (fromPatch) meta.resourceVersion = fromPatch;
+  else delete meta.resourceVersion;
+}
+
+export async function handlePatch(r: ResourceRequest, subresource = ''): Promise<void> {
+  const type = patchTypes[mediaType(r.req.headers['content-type'])];
+  if (!type) {
+    throw unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: ${Object.keys(patchTypes).join(', ')}`,
+    );
+  }
+  const forceText = query(r, 'force');
+  const force = forceText === undefined ? undefined : forceText === 'true' || forceText === '1';
+  const fieldManager = query(r, 'fieldManager');
+  const optsErr = validatePatchOptions(type === 'apply', { fieldManager, force });
+  if (optsErr) throw optsErr;
+  const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
+  const body = await readBody(r.req);
+  const patch = type === 'apply' ? parseYaml(body) : parseJson(body);
+  const { group, version, kind } = r.resource;
+  const schema = schemaForKind(group, version, kind);
+  const name = r.info.name;
+  let warnings: string[] = [];
+
+  if (type === 'apply') {
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw badRequest('error decoding patch: apply patch must be an object');
+    const applied = patch as JsonObject;
+    warnings = checkObject(group, version, kind, applied, fieldValidationOf(r)).warnings;
+    const appliedName = (applied.metadata as { name?: string } | undefined)?.name;
+    if (appliedName !== undefined && appliedName !== name) {
+      throw badRequest(`the name of the object (${appliedName}) does not match the name on the URL (${name})`);
+    }
+    const result = await r.registry.update(
+      r.info.namespace,
+      name,
+      (current) => {
+        const out = applyPatch(current as JsonObject | undefined, applied, {
+          manager: fieldManager!,
+          force: force ?? false,
+          apiVersion: apiVersionOf(group, version),
+          kind,
+          now: rfc3339(r.clock.now()),
+          schema,
+          subresource: subresource || undefined,
+          resetFields: resetFieldsFor(r, subresource, applied),
+        });
+        const obj = out.object as KubeObject;
+        applyDefaults(group, kind, obj);
+        if (current) pinnedVersion(obj, current, applied);
+        else {
+          obj.metadata ??= {};
+          obj.metadata.name = name;
+        }
+        return obj;
+      },
+      { dryRun, user: r.user, subresource, allowCreate: subresource === '' },
+    );
+    writeObject(r.res, result.created ? 201 : 200, render(r, result.object), r.output.yaml, warnings);
+    return;
+  }
+
+  const result = await r.registry.update(
+    r.info.namespace,
+    name,
+    (current) => {
+      if (!current) throw notFound({ group, resource: r.resource.resource }, name);
+      let patched: JsonObject;
+      if (type === 'json') patched = applyJsonPatch(current as JsonObject, patch);
+      else if (type === 'merge') patched = applyMergePatch(current as JsonObject, patch);
+      else patched = applyStrategicMergePatch(current as JsonObject, patch, schema);
+      pinnedVersion(patched, current, type === 'json' ? undefined : patch);
+      warnings = prepareInput(r, patched, name);
+      return patched;
+    },
+    writeOptions(r, dryRun, subresource),
+  );
+  writeObject(r.res, 200, render(r, result.object), r.output.yaml, warnings);
+}

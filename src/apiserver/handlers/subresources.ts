@@ -1,0 +1,188 @@
+// Subresources: status, binding, eviction, scale, finalize, and the node-proxied ones
+// (log, exec, attach, portforward) that the kubelet serves.
+import type { KubeObject, StoredObject } from '../../api/meta.js';
+import type { Pod } from '../../api/types.js';
+import { invalid as invalidField, Path } from '../../api/field.js';
+import { labelSelectorAsSelector } from '../../api/labels.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, serviceUnavailable } from '../errors.js';
+import { decodeObjectBody, parseJson, readBody } from '../http/body.js';
+import { writeObject } from '../http/respond.js';
+import { mediaType } from '../http/negotiation.js';
+import { applyMergePatch } from '../patch/mergepatch.js';
+import { applyJsonPatch } from '../patch/jsonpatch.js';
+import type { JsonObject } from '../patch/json.js';
+import type { DeleteOptions } from '../registry/registry.js';
+import { dryRunOf, type ResourceRequest } from './context.js';
+import { handleGet, handleUpdate, render } from './crud.js';
+import { handlePatch } from './patch.js';
+import { rfc3339 } from './managed.js';
+
+const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
+
+export async function handleSubresource(r: ResourceRequest): Promise<void> {
+  const sub = r.info.subresource;
+  const declared = r.resource.subresources.find((s) => s.name === sub);
+  if (!declared) throw notFound({ group: r.resource.group, resource: `${r.resource.resource}/${sub}` }, r.info.name);
+  const verb = r.info.verb;
+  if (!declared.verbs.includes(verb === 'connect' ? 'get' : verb) && !(['log', 'exec', 'attach', 'portforward'].includes(sub))) {
+    throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+  }
+  switch (sub) {
+    case 'status':
+      if (verb === 'get') return handleGet(r);
+      if (verb === 'update') return handleUpdate(r, 'status');
+      return handlePatch(r, 'status');
+    case 'finalize':
+      return handleUpdate(r, 'finalize');
+    case 'binding':
+      return bind(r);
+    case 'eviction':
+      return evict(r);
+    case 'scale':
+      return scale(r);
+    default:
+      return nodeProxied(r);
+  }
+}
+
+async function bind(r: ResourceRequest): Promise<void> {
+  const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
+  const binding = decodeObjectBody(r.req.headers['content-type'], await readBody(r.req)) as {
+    metadata?: { name?: string; annotations?: Record<string, string> };
+    target?: { kind?: string; name?: string };
+  };
+  if (binding.metadata?.name && binding.metadata.name !== r.info.name) {
+    throw badRequest(`name in URL (${r.info.name}) does not match name in Binding object (${binding.metadata.name})`);
+  }
+  const target = binding.target?.name ?? '';
+  if (binding.target?.kind && binding.target.kind !== 'Node') throw badRequest('must be empty or \'Node\'');
+  if (!target) throw invalid('Binding', '', r.info.name, [invalidField(Path.root('target').child('name'), target, 'must be a node name')]);
+  const now = rfc3339(r.clock.now());
+  await r.registry.update(
+    r.info.namespace,
+    r.info.name,
+    (current) => {
+      if (!current) throw notFound({ group: '', resource: 'pods' }, r.info.name);
+      const pod = current as unknown as Pod & StoredObject;
+      const podRef = `${current.metadata.namespace}/${current.metadata.name}`;
+      if (current.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, r.info.name, `pod ${podRef} is being deleted, cannot be assigned to a host`);
+      if (pod.spec?.nodeName) throw conflict({ group: '', resource: 'pods' }, r.info.name, `pod ${podRef} is already assigned to node "${pod.spec.nodeName}"`);
+      const spec = { ...pod.spec!, nodeName: target };
+      const annotations = { ...current.metadata.annotations, ...binding.metadata?.annotations };
+      const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
+      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null as never, lastTransitionTime: now });
+      return {
+        ...current,
+        metadata: { ...current.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
+        spec,
+        status: { ...pod.status, conditions },
+      } as KubeObject;
+    },
+    // The binding writes spec and status together, as upstream's assignPod does.
+    { dryRun, user: r.user, subresource: '', bypassStatusSplit: true },
+  );
+  writeObject(r.res, 201, { ...success, code: 201 });
+}
+
+async function evict(r: ResourceRequest): Promise<void> {
+  const eviction = decodeObjectBody(r.req.headers['content-type'], await readBody(r.req)) as {
+    metadata?: { name?: string };
+    deleteOptions?: DeleteOptions;
+  };
+  if (eviction.metadata?.name && eviction.metadata.name !== r.info.name) {
+    throw badRequest(`name in URL (${r.info.name}) does not match name in Eviction object (${eviction.metadata.name})`);
+  }
+  const options = eviction.deleteOptions ?? {};
+  const dryRun = dryRunOf([...(options.dryRun ?? []), ...r.url.searchParams.getAll('dryRun')]);
+  const pod = (await r.registry.get(r.info.namespace, r.info.name)) as unknown as Pod & StoredObject;
+  const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+  if (!terminal && !pod.metadata.deletionTimestamp && !dryRun) {
+    // Tell the pod why it is going (upstream's DisruptionTarget condition).
+    const now = rfc3339(r.clock.now());
+    await r.registry.update(
+      r.info.namespace,
+      r.info.name,
+      (current) => {
+        if (!current) throw notFound({ group: '', resource: 'pods' }, r.info.name);
+        const status = (current.status ?? {}) as NonNullable<Pod['status']>;
+        const conditions = (status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
+        conditions.push({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: now, lastProbeTime: null as never });
+        return { ...current, status: { ...status, conditions } };
+      },
+      { dryRun, user: r.user, subresource: 'status' },
+    );
+  }
+  await r.registry.delete(r.info.namespace, r.info.name, { ...options, dryRun: undefined }, { dryRun, user: r.user, subresource: '' });
+  writeObject(r.res, 201, { ...success, code: 201 });
+}
+
+interface Scale {
+  apiVersion: string;
+  kind: string;
+  metadata: Record<string, unknown>;
+  spec: { replicas?: number };
+  status: { replicas: number; selector?: string };
+}
+
+function scaleOf(obj: StoredObject): Scale {
+  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: unknown };
+  const status = (obj.status ?? {}) as { replicas?: number };
+  const m = obj.metadata;
+  let selector: string | undefined;
+  try {
+    selector = labelSelectorAsSelector(spec.selector as never).toString();
+  } catch {
+    selector = undefined;
+  }
+  return {
+    apiVersion: 'autoscaling/v1',
+    kind: 'Scale',
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    spec: { replicas: spec.replicas ?? 0 },
+    status: { replicas: status.replicas ?? 0, ...(selector ? { selector } : {}) },
+  };
+}
+
+async function scale(r: ResourceRequest): Promise<void> {
+  if (r.info.verb === 'get') {
+    writeObject(r.res, 200, scaleOf(await r.registry.get(r.info.namespace, r.info.name)));
+    return;
+  }
+  const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
+  const body = await readBody(r.req);
+  const type = mediaType(r.req.headers['content-type']);
+  const result = await r.registry.update(
+    r.info.namespace,
+    r.info.name,
+    (current) => {
+      if (!current) throw notFound({ group: r.resource.group, resource: r.resource.resource }, r.info.name);
+      const before = scaleOf(current);
+      let wanted: Scale;
+      if (r.info.verb === 'update') wanted = decodeObjectBody(r.req.headers['content-type'], body) as unknown as Scale;
+      else if (type === 'application/json-patch+json') wanted = applyJsonPatch(before as unknown as JsonObject, parseJson(body)) as unknown as Scale;
+      else wanted = applyMergePatch(before as unknown as JsonObject, parseJson(body)) as unknown as Scale;
+      const replicas = wanted.spec?.replicas ?? 0;
+      if (!Number.isInteger(replicas) || replicas < 0) {
+        throw invalid('Scale', 'autoscaling', r.info.name, [invalidField(Path.root('spec').child('replicas'), replicas, 'must be greater than or equal to 0')]);
+      }
+      const rv = wanted.metadata?.resourceVersion as string | undefined;
+      const out = structuredClone(current);
+      out.spec = { ...(out.spec as object), replicas };
+      if (rv && r.info.verb === 'update') out.metadata.resourceVersion = rv;
+      else delete out.metadata.resourceVersion;
+      return out;
+    },
+    { dryRun, user: r.user, subresource: '' },
+  );
+  writeObject(r.res, 200, scaleOf(result.object));
+}
+
+/** log, exec, attach and portforward are served by the pod's kubelet. */
+async function nodeProxied(r: ResourceRequest): Promise<void> {
+  const pod = (await r.registry.get(r.info.namespace, r.info.name)) as unknown as Pod & StoredObject;
+  const node = pod.spec?.nodeName;
+  if (!node) throw badRequest(`pod ${r.info.name} does not have a host assigned`);
+  throw serviceUnavailable(`no kubelet serves node "${node}": the ${r.info.subresource} subresource needs a kite agent on that node`);
+}
+
+export { render };

@@ -1,0 +1,98 @@
+// WATCH: newline-delimited JSON events over a chunked response, from the watch cache.
+// BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
+import { apiVersionOf, type StoredObject } from '../../api/meta.js';
+import { badRequest, type StatusError } from '../errors.js';
+import { boolQuery, intQuery, query, type ResourceRequest } from './context.js';
+import { render } from './crud.js';
+import { selectionFor } from './selectors.js';
+
+/** Upstream's --min-request-timeout: watches without timeoutSeconds last 30 to 60 minutes. */
+const minRequestTimeoutSeconds = 1800;
+const bookmarkIntervalMs = 60_000;
+const maxBufferedBytes = 16 * 1024 * 1024;
+
+export async function handleWatch(r: ResourceRequest): Promise<void> {
+  const selection = selectionFor(r, r.info.name || undefined);
+  const timeoutSeconds = intQuery(r, 'timeoutSeconds') ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
+  const bookmarks = boolQuery(r, 'allowWatchBookmarks');
+  const sendInitialEvents = query(r, 'sendInitialEvents');
+  const rvMatch = query(r, 'resourceVersionMatch');
+  if (sendInitialEvents !== undefined) {
+    if (rvMatch !== 'NotOlderThan') {
+      throw badRequest(`resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
+    }
+    if (!bookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
+  } else if (rvMatch) {
+    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+
+  const res = r.res;
+  let closed = false;
+  let lastRv = 0;
+  const timers: { cancel(): void }[] = [];
+  let cancelWatch: () => void = () => undefined;
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    cancelWatch();
+    for (const t of timers) t.cancel();
+    res.end();
+  };
+  const write = (type: string, object: unknown): boolean => {
+    if (closed) return false;
+    if (!res.headersSent) startResponse();
+    res.write(`${JSON.stringify({ type, object })}\n`);
+    if (res.writableLength > maxBufferedBytes) {
+      finish();
+      return false;
+    }
+    return true;
+  };
+  const bookmark = (rv: number, initialEnd = false) => {
+    const object: StoredObject = {
+      kind: r.resource.kind,
+      apiVersion: apiVersionOf(r.resource.group, r.resource.version),
+      metadata: { resourceVersion: String(rv), ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+    };
+    write('BOOKMARK', object);
+  };
+
+  // Headers go out with the first event, so errors before it still get their own status code.
+  const startResponse = () => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+  };
+  r.req.on('close', finish);
+  res.on('close', finish);
+
+  cancelWatch = await r.registry.watch(
+    r.info.namespace,
+    { selection, resourceVersion: query(r, 'resourceVersion'), sendInitialEvents: sendInitialEvents === undefined ? undefined : sendInitialEvents === 'true' },
+    {
+      event: (type, obj) => {
+        lastRv = Math.max(lastRv, Number(obj.metadata.resourceVersion ?? 0));
+        return write(type, render(r, obj));
+      },
+      fail: (err: StatusError) => {
+        write('ERROR', err.toStatus());
+        finish();
+      },
+      end: finish,
+      initialEventsEnd: sendInitialEvents === 'true' ? (rv) => bookmark(rv, true) : undefined,
+    },
+  );
+  if (closed) {
+    cancelWatch();
+    return;
+  }
+  if (!res.headersSent) startResponse();
+  timers.push(r.clock.setTimer(timeoutSeconds * 1000, finish));
+  if (bookmarks) {
+    const tick = () => {
+      if (closed) return;
+      bookmark(Math.max(lastRv, r.registry.cacheRevision()));
+      timers.push(r.clock.setTimer(bookmarkIntervalMs, tick));
+    };
+    timers.push(r.clock.setTimer(bookmarkIntervalMs, tick));
+  }
+}

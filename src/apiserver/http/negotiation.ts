@@ -1,0 +1,64 @@
+// Accept and Content-Type negotiation: JSON, YAML, server-side Tables and partial object metadata.
+// Protobuf is never produced; clients that list it first also accept JSON.
+import { notAcceptable } from '../errors.js';
+
+export type OutputKind = 'object' | 'table' | 'partial';
+
+export interface Output {
+  kind: OutputKind;
+  yaml: boolean;
+}
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+export function parseMediaRanges(header: string | undefined): MediaRange[] {
+  if (!header) return [];
+  return header.split(',').map((part) => {
+    const [type, ...rest] = part.split(';').map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const p of rest) {
+      const i = p.indexOf('=');
+      if (i > 0) params[p.slice(0, i).trim()] = p.slice(i + 1).trim();
+    }
+    return { type: (type ?? '').toLowerCase(), params };
+  });
+}
+
+const acceptedText =
+  'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
+
+/** Picks the first acceptable rendering in the client's order. */
+export function negotiateOutput(accept: string | undefined, allowTable: boolean): Output {
+  const ranges = parseMediaRanges(accept);
+  if (ranges.length === 0) return { kind: 'object', yaml: false };
+  for (const r of ranges) {
+    const json = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*';
+    const yaml = r.type === 'application/yaml';
+    if (!json && !yaml) continue;
+    const as = r.params.as;
+    if (!as) return { kind: 'object', yaml };
+    if (r.params.g !== 'meta.k8s.io' || (r.params.v !== 'v1' && r.params.v !== 'v1beta1')) continue;
+    if (as === 'Table' && allowTable) return { kind: 'table', yaml };
+    if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { kind: 'partial', yaml };
+  }
+  throw notAcceptable(acceptedText);
+}
+
+/** Whether the client asked for aggregated discovery (and which version of it). */
+export function wantsAggregatedDiscovery(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
+  for (const r of parseMediaRanges(accept)) {
+    if (r.type !== 'application/json' || r.params.g !== 'apidiscovery.k8s.io' || r.params.as !== 'APIGroupDiscoveryList') continue;
+    if (r.params.v === 'v2' || r.params.v === 'v2beta1') return r.params.v;
+  }
+  return undefined;
+}
+
+export type BodyFormat = 'json' | 'yaml';
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}

@@ -1,0 +1,111 @@
+// All served resources' registries, with one watch cache per storage prefix (shared by the
+// core and events.k8s.io views of events).
+import type { Store } from '../../storage/store.js';
+import type { Clock } from '../../util/clock.js';
+import { resources, type ResourceInfo } from '../../api/resources.js';
+import type { StoredObject } from '../../api/meta.js';
+import { WatchCache } from '../watchcache/cache.js';
+import { Registry, decodeStored, type Admitter } from './registry.js';
+import type { ResourceStrategy } from './strategy.js';
+import { podStrategy } from './strategies/pods.js';
+import { namespaceStrategy } from './strategies/namespaces.js';
+import { kubernetesServiceIP, serviceStrategy } from './strategies/services.js';
+import { coreEventStrategy, eventsV1Strategy } from './strategies/events.js';
+import {
+  createOnUpdateStrategy,
+  deploymentStrategy,
+  endpointSliceStrategy,
+  nodeStrategy,
+  plainStrategy,
+  replicaSetStrategy,
+  secretStrategy,
+} from './strategies/others.js';
+import type { Service } from '../../api/types.js';
+
+export interface RegistriesOptions {
+  store: Store;
+  clock: Clock;
+  admitter: Admitter;
+  synchronousWatch: boolean;
+}
+
+export class Registries {
+  private readonly byResource = new Map<string, Registry>();
+  private readonly caches = new Map<string, WatchCache>();
+
+  constructor(opts: RegistriesOptions) {
+    const strategies: ResourceStrategy[] = [
+      namespaceStrategy(),
+      podStrategy(),
+      nodeStrategy(),
+      coreEventStrategy(),
+      plainStrategy('', 'configmaps'),
+      secretStrategy(),
+      serviceStrategy({ inUse: () => this.serviceAllocations() }),
+      plainStrategy('', 'serviceaccounts'),
+      createOnUpdateStrategy('', 'endpoints'),
+      createOnUpdateStrategy('coordination.k8s.io', 'leases'),
+      deploymentStrategy(),
+      replicaSetStrategy(),
+      endpointSliceStrategy(),
+      eventsV1Strategy(),
+      plainStrategy('scheduling.k8s.io', 'priorityclasses'),
+    ];
+    for (const strategy of strategies) {
+      let cache = this.caches.get(strategy.storagePrefix);
+      if (!cache) {
+        cache = new WatchCache({ store: opts.store, prefix: strategy.storagePrefix, decode: decodeStored, clock: opts.clock });
+        this.caches.set(strategy.storagePrefix, cache);
+      }
+      const registry = new Registry({ store: opts.store, cache, strategy, clock: opts.clock, admitter: opts.admitter, synchronousWatch: opts.synchronousWatch });
+      this.byResource.set(keyOf(strategy.info), registry);
+    }
+    for (const r of resources) if (!this.byResource.has(keyOf(r))) throw new Error(`no registry for ${keyOf(r)}`);
+  }
+
+  /** Fills every watch cache; the server is ready once this resolves. */
+  async start(): Promise<void> {
+    await Promise.all([...this.caches.values()].map((c) => c.start()));
+  }
+
+  stop(): void {
+    for (const c of this.caches.values()) c.stop();
+  }
+
+  get(group: string, version: string, resource: string): Registry | undefined {
+    return this.byResource.get(`${group}/${version}/${resource}`);
+  }
+
+  /** The registry of a core or named-group resource, which must exist. */
+  of(group: string, resource: string): Registry {
+    const r = this.get(group, 'v1', resource);
+    if (!r) throw new Error(`no registry for ${group}/${resource}`);
+    return r;
+  }
+
+  /** Reads from the watch cache of a registry (admission lookups, allocators). */
+  cached(group: string, resource: string, namespace: string, name: string): StoredObject | undefined {
+    const reg = this.of(group, resource);
+    return this.caches.get(reg.strategy.storagePrefix)?.get(reg.keyFor(namespace, name))?.object;
+  }
+
+  cachedList(group: string, resource: string): StoredObject[] {
+    const reg = this.of(group, resource);
+    return this.caches.get(reg.strategy.storagePrefix)?.snapshot(reg.strategy.storagePrefix).items.map((i) => i.object) ?? [];
+  }
+
+  private serviceAllocations(): { clusterIPs: Set<string>; nodePorts: Set<number> } {
+    const clusterIPs = new Set<string>([kubernetesServiceIP]);
+    const nodePorts = new Set<number>();
+    for (const obj of this.cachedList('', 'services')) {
+      const spec = (obj as unknown as Service).spec;
+      for (const ip of spec?.clusterIPs ?? (spec?.clusterIP ? [spec.clusterIP] : [])) clusterIPs.add(ip);
+      for (const p of spec?.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
+    }
+    return { clusterIPs, nodePorts };
+  }
+}
+
+function keyOf(r: ResourceInfo): string {
+  return `${r.group}/${r.version}/${r.resource}`;
+}

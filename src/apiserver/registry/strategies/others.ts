@@ -1,0 +1,50 @@
+// Strategies of the kinds with little of their own: field selectors, create-on-update, generation.
+import { findResource } from '../../../api/resources.js';
+import type { ResourceStrategy } from '../strategy.js';
+import { genericStrategy, metadataFields } from './generic.js';
+
+const r = (group: string, resource: string) => findResource(group, 'v1', resource)!;
+
+export function nodeStrategy(): ResourceStrategy {
+  return genericStrategy(r('', 'nodes'), {
+    // The kubelet registers its node with status filled in; only later writes split spec and status.
+    prepareForCreate() {},
+    selectableFields: (obj) => ({
+      ...metadataFields(obj),
+      'spec.unschedulable': String((obj.spec as { unschedulable?: boolean } | undefined)?.unschedulable ?? false),
+    }),
+  });
+}
+
+export function secretStrategy(): ResourceStrategy {
+  return genericStrategy(r('', 'secrets'), {
+    selectableFields: (obj) => ({ ...metadataFields(obj), type: String(obj.type ?? '') }),
+  });
+}
+
+export function replicaSetStrategy(): ResourceStrategy {
+  return genericStrategy(r('apps', 'replicasets'), {
+    tracksGeneration: true,
+    selectableFields: (obj) => ({
+      ...metadataFields(obj),
+      'status.replicas': String((obj.status as { replicas?: number } | undefined)?.replicas ?? 0),
+    }),
+  });
+}
+
+export function deploymentStrategy(): ResourceStrategy {
+  return genericStrategy(r('apps', 'deployments'), { tracksGeneration: true });
+}
+
+export function endpointSliceStrategy(): ResourceStrategy {
+  return genericStrategy(r('discovery.k8s.io', 'endpointslices'), { tracksGeneration: true });
+}
+
+/** Kinds whose PUT may create (upstream's AllowCreateOnUpdate). */
+export function createOnUpdateStrategy(group: string, resource: string): ResourceStrategy {
+  return genericStrategy(r(group, resource), { allowCreateOnUpdate: true });
+}
+
+export function plainStrategy(group: string, resource: string): ResourceStrategy {
+  return genericStrategy(r(group, resource));
+}

@@ -1,0 +1,310 @@
+// The API server: HTTPS, authentication, authorization, then discovery, OpenAPI and the resource
+// handlers over the registries. Side effects happen in start(); stop() undoes them.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from '../storage/store.js';
+import { openStore } from '../storage/open.js';
+import { Compactor } from '../storage/compactor.js';
+import { realClock, type Clock } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
+import { ControllerManager } from '../controllers/manager.js';
+import { X509Authenticator } from './authn/x509.js';
+import { TokenFileAuthenticator } from './authn/tokenfile.js';
+import { AnonymousAuthenticator } from './authn/anonymous.js';
+import { RequestAuthenticator } from './authn/union.js';
+import type { Authenticator } from './authn/authenticator.js';
+import { UnionAuthorizer, checkAuthorized, type Authorizer } from './authz/authorizer.js';
+import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthorizer, publicInfoPaths } from './authz/builtin.js';
+import { AdmissionChain } from './admission/chain.js';
+import { NamespaceLifecycle } from './admission/plugins/namespacelifecycle.js';
+import { DefaultTolerationSeconds } from './admission/plugins/defaulttolerationseconds.js';
+import { PriorityAdmission } from './admission/plugins/priority.js';
+import type { AdmissionLookups } from './admission/interface.js';
+import { writeKubeconfig } from '../cli/kubeconfig.js';
+import { Registries } from './registry/registries.js';
+import type { Admitter } from './registry/registry.js';
+import { parseRequestInfo, type RequestInfo } from './http/requestinfo.js';
+import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
+import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
+import { methodNotAllowed, StatusError } from './errors.js';
+import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { openapiV3Doc, openapiV3Root } from './openapi/v3.js';
+import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handleUpdate } from './handlers/crud.js';
+import { handlePatch } from './handlers/patch.js';
+import { handleWatch } from './handlers/watch.js';
+import { handleSubresource } from './handlers/subresources.js';
+import type { ResourceRequest } from './handlers/context.js';
+import { ApiMetrics } from './metrics.js';
+import { bootstrapObjects } from './bootstrap.js';
+import { versionInfo } from './version.js';
+
+export interface ApiServerOptions {
+  dataDir: string;
+  /** host:port to listen on; port 0 picks a free one. */
+  listen: string;
+  /** 'sqlite' or 'etcd://HOST:PORT[,...]'. */
+  storage: string;
+  /** A static token file (upstream's --token-auth-file format). */
+  tokenAuthFile?: string;
+  clock?: Clock;
+  logger: Logger;
+}
+
+const notFoundPath = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+
+export class ApiServer {
+  private store!: Store;
+  private registries!: Registries;
+  private compactor!: Compactor;
+  private server!: Server;
+  private pki!: Pki;
+  private authenticator!: RequestAuthenticator;
+  private authorizer!: Authorizer;
+  private controllers?: ControllerManager;
+  private readonly metrics = new ApiMetrics();
+  private readonly clock: Clock;
+  private ready = false;
+  private address = '';
+
+  constructor(private readonly opts: ApiServerOptions) {
+    this.clock = opts.clock ?? realClock;
+  }
+
+  /** https://host:port once started. */
+  get url(): string {
+    return `https://${this.address}`;
+  }
+
+  get kubeconfigPath(): string {
+    return join(this.opts.dataDir, 'admin.kubeconfig');
+  }
+
+  async start(): Promise<void> {
+    const { dataDir, logger } = this.opts;
+    await mkdir(dataDir, { recursive: true });
+    const [host, portText] = splitHostPort(this.opts.listen);
+    this.pki = await ensurePki(join(dataDir, 'pki'), { extraSans: [host], clock: this.clock });
+    this.store = await openStore(this.opts.storage, dataDir);
+    this.registries = new Registries({
+      store: this.store,
+      clock: this.clock,
+      admitter: this.admitter(),
+      synchronousWatch: this.store.synchronousWatch,
+    });
+    await this.registries.start();
+    this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
+    this.compactor.start();
+
+    const credentials: Authenticator[] = [new X509Authenticator(this.pki.ca.certPem)];
+    if (this.opts.tokenAuthFile) {
+      credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
+    }
+    this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator(publicInfoPaths));
+    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer(), new PublicInfoAuthorizer(), new AuthenticatedAuthorizer()]);
+
+    this.server = createServer(
+      servingTlsOptions(this.pki),
+      (req, res) => void this.handle(req, res),
+    );
+    // Watches and log streams are long: only idle keep-alive sockets time out.
+    this.server.requestTimeout = 0;
+    this.server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(Number(portText), host, () => resolve());
+    });
+    const addr = this.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : Number(portText);
+    this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    await bootstrapObjects(this.registries);
+    await writeKubeconfig(this.kubeconfigPath, {
+      server: this.url,
+      caPem: this.pki.ca.certPem,
+      certPem: this.pki.admin.certPem,
+      keyPem: this.pki.admin.keyPem,
+      user: 'kubernetes-admin',
+    });
+    // The built-in controllers run in this process but reach the API like any client, with their own identity.
+    const identity = await issueClientCertificate(this.pki, { commonName: 'system:kube-controller-manager' });
+    this.controllers = new ControllerManager({
+      rest: { server: this.url, ca: this.pki.ca.certPem, cert: identity.certPem, key: identity.keyPem },
+      clock: this.clock,
+      logger,
+    });
+    this.controllers.start();
+    this.ready = true;
+    logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
+  }
+
+  async stop(): Promise<void> {
+    this.ready = false;
+    await this.controllers?.stop();
+    this.compactor?.stop();
+    this.registries?.stop();
+    if (this.server) {
+      await new Promise<void>((resolve) => {
+        this.server.close(() => resolve());
+        this.server.closeAllConnections();
+      });
+    }
+    await this.store?.close();
+  }
+
+  private admitter(): Admitter {
+    const lookups: AdmissionLookups = {
+      getNamespace: async (name) => this.registries.cached('', 'namespaces', '', name),
+      getPriorityClass: async (name) => this.registries.cached('scheduling.k8s.io', 'priorityclasses', '', name),
+      listPriorityClasses: async () => this.registries.cachedList('scheduling.k8s.io', 'priorityclasses'),
+    };
+    const chain = new AdmissionChain([
+      new NamespaceLifecycle({ lookups, clock: this.clock }),
+      new DefaultTolerationSeconds(),
+      new PriorityAdmission({ lookups }),
+    ]);
+    return {
+      mutate: (operation, a) => chain.admit({ operation, ...a }),
+      validate: (operation, a) => chain.validate({ operation, ...a }),
+    };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    let info: RequestInfo | undefined;
+    try {
+      const url = new URL(req.url ?? '/', 'https://kite');
+      info = parseRequestInfo(req.method ?? 'GET', url);
+      const user = await this.authenticator.authenticate(req);
+      await checkAuthorized(this.authorizer, { user, ...info });
+      if (info.isResourceRequest) await this.handleResource(req, res, url, info, user);
+      else await this.handleNonResource(req, res, url, info);
+    } catch (err) {
+      const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
+      if (!res.headersSent) writeError(res, status);
+      else res.destroy();
+    } finally {
+      this.metrics.observe(info, res.statusCode, performance.now() - started);
+    }
+  }
+
+  private async handleNonResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+    const accept = req.headers.accept;
+    switch (path) {
+      case '/version':
+        return writeObject(res, 200, versionInfo());
+      case '/healthz':
+      case '/livez':
+      case '/readyz':
+        return this.health(res, path, url);
+      case '/metrics':
+        return writeText(res, 200, await this.metrics.render(), this.metrics.contentType);
+      case '/api':
+      case '/apis': {
+        const aggregated = wantsAggregatedDiscovery(accept);
+        if (aggregated) {
+          const body = JSON.stringify(aggregatedDiscovery(path === '/api', aggregated));
+          res.writeHead(200, { 'Content-Type': aggregatedContentType(aggregated), 'Content-Length': String(Buffer.byteLength(body)) });
+          res.end(body);
+          return;
+        }
+        return writeObject(res, 200, path === '/api' ? apiVersions(this.address) : apiGroupList());
+      }
+      case '/openapi/v3':
+        return writeObject(res, 200, openapiV3Root());
+    }
+    if (path.startsWith('/openapi/v3/')) {
+      const doc = openapiV3Doc(path.slice('/openapi/v3/'.length));
+      if (!doc) throw notFoundPath();
+      const etag = `"${doc.hash}"`;
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { ETag: etag });
+        res.end();
+        return;
+      }
+      // A request naming the current hash may be cached forever, as upstream allows.
+      const immutable = url.searchParams.get('hash') === doc.hash;
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        ETag: etag,
+        'Cache-Control': immutable ? 'public, immutable' : 'no-cache, no-store, must-revalidate',
+        'Content-Length': String(Buffer.byteLength(doc.body)),
+      });
+      res.end(doc.body);
+      return;
+    }
+    if (info.apiPrefix === 'apis' && info.apiGroup === '' && url.pathname.split('/').filter(Boolean).length === 2) {
+      const group = url.pathname.split('/').filter(Boolean)[1]!;
+      const doc = apiGroupDoc(group);
+      if (!doc) throw notFoundPath();
+      return writeObject(res, 200, doc);
+    }
+    if (info.apiVersion && info.parts.length === 0) {
+      const doc = apiResourceList(info.apiGroup, info.apiVersion);
+      if (!doc) throw notFoundPath();
+      return writeObject(res, 200, doc);
+    }
+    throw notFoundPath();
+  }
+
+  private health(res: ServerResponse, path: string, url: URL): void {
+    const checks: [string, boolean][] = [
+      ['ping', true],
+      ['log', true],
+      ['etcd', this.ready],
+      ...(path === '/readyz' ? ([['informer-sync', this.ready]] as [string, boolean][]) : []),
+    ];
+    const ok = checks.every(([, pass]) => pass);
+    const name = path.slice(1);
+    if (url.searchParams.has('verbose')) {
+      const lines = checks.map(([n, pass]) => `[${pass ? '+' : '-'}]${n} ${pass ? 'ok' : 'failed: reason withheld'}`);
+      lines.push(ok ? `${name} check passed` : `${name} check failed`);
+      return writeText(res, ok ? 200 : 500, `${lines.join('\n')}\n`);
+    }
+    writeText(res, ok ? 200 : 500, ok ? 'ok' : `${checks.filter(([, p]) => !p).map(([n]) => `[-]${n} failed: reason withheld`).join('\n')}\n${name} check failed`);
+  }
+
+  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: ResourceRequest['user']): Promise<void> {
+    const registry = this.registries.get(info.apiGroup, info.apiVersion, info.resource);
+    if (!registry) throw notFoundPath();
+    const resource = registry.info;
+    // Cluster-scoped resources take no namespace (a namespace object names itself as its namespace).
+    if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw notFoundPath();
+    const output = negotiateOutput(req.headers.accept, true);
+    const scoped = resource.namespaced ? info : { ...info, namespace: '' };
+    const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
+    if (info.subresource) return handleSubresource(r);
+    switch (info.verb) {
+      case 'get':
+        return handleGet(r);
+      case 'list':
+        return handleList(r);
+      case 'watch':
+        return handleWatch(r);
+      case 'create':
+        if (info.name) throw methodNotAllowed('the server does not allow this method on the requested resource');
+        return handleCreate(r);
+      case 'update':
+        return handleUpdate(r);
+      case 'patch':
+        return handlePatch(r);
+      case 'delete':
+        return handleDelete(r);
+      case 'deletecollection':
+        return handleDeleteCollection(r);
+      default:
+        throw methodNotAllowed('the server does not allow this method on the requested resource');
+    }
+  }
+}
+
+function splitHostPort(listen: string): [string, string] {
+  const m = /^\[?([^\]]*)\]?:(\d+)$/.exec(listen);
+  if (!m) throw new Error(`--listen must be HOST:PORT, got "${listen}"`);
+  return [m[1]!, m[2]!];
+}
+

@@ -1,0 +1,119 @@
+// End-to-end harness: runs the built `kite` binary as a child process and the real kubectl
+// against it, each test with its own data directory and kubectl cache.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const kiteBin = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
+export const sharedDir = join(repoRoot, '..', 'shared');
+
+export interface KiteServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  kubeconfig: string;
+  proc: ChildProcess;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface ServerOptions {
+  dataDir?: string;
+  store?: string;
+  /** Reuse a port (restarts); 0 picks a free one. */
+  port?: number;
+  extraArgs?: string[];
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `kite-${prefix}-`));
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<KiteServer> {
+  const dataDir = opts.dataDir ?? tempDir('data');
+  const args = [kiteBin, 'server', '--data-dir', dataDir, '--listen', `127.0.0.1:${opts.port ?? 0}`, ...(opts.store ? ['--store', opts.store] : []), ...(opts.extraArgs ?? [])];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (https:\/\/\S+)/.exec(out);
+      if (m) {
+        proc.stdout!.off('data', onData);
+        resolve(m[1]!);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`kite server exited with ${code} before it was ready:\n${stderr}`)));
+  });
+  proc.stdout!.resume();
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return {
+    url,
+    port: Number(new URL(url).port),
+    dataDir,
+    kubeconfig: join(dataDir, 'admin.kubeconfig'),
+    proc,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      await exited;
+    },
+    kill: async () => {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real kubectl, with its own discovery cache so each server is seen fresh. */
+export function kubectl(server: { kubeconfig: string }, args: string[], input?: string, cacheDir?: string): CommandResult {
+  const r = spawnSync('kubectl', ['--kubeconfig', server.kubeconfig, '--cache-dir', cacheDir ?? join(server.kubeconfig, '..', 'kubectl-cache'), ...args], {
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** kubectl that must succeed; returns stdout. */
+export function kubectlOk(server: { kubeconfig: string }, args: string[], input?: string): string {
+  const r = kubectl(server, args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** Polls until fn returns a value (not undefined), for state that converges. */
+export async function eventually<T>(fn: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
