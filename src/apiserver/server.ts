@@ -143,7 +143,7 @@ export class ApiServer {
   async stop(): Promise<void> {
     this.ready = false;
     await this.controllers?.stop();
-    this.compactor?.stop();
+    await this.compactor?.stop();
     this.registries?.stop();
     if (this.server) {
       await new Promise<void>((resolve) => {

@@ -235,7 +235,7 @@ export class Registry {
     }
     const items: StoredObject[] = [];
     let lastKey: string | undefined;
-    let more = false;
+    let more: boolean | undefined;
     let remaining: number | undefined;
     try {
       for (;;) {
