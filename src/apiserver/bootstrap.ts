@@ -1,9 +1,11 @@
-// Objects every cluster has from its first start: the system namespaces and the built-in priority
-// classes. Created only when missing, so restarts and several API servers agree.
+// Objects every cluster has from its first start: the system namespaces, the built-in priority
+// classes, and the default/kubernetes Service with endpoints naming this API server. Created only
+// when missing (endpoints are kept current), so restarts and several API servers agree.
 import type { KubeObject } from '../api/meta.js';
 import { applyDefaults } from '../api/defaults/index.js';
 import { systemPriorityClassObjects } from './admission/plugins/priority.js';
 import { isStatusError } from './errors.js';
+import { kubernetesServiceIP } from './registry/strategies/services.js';
 import type { Registries } from './registry/registries.js';
 
 const systemUser = { name: 'system:apiserver', groups: ['system:masters'] };
@@ -27,9 +29,67 @@ async function ensure(registries: Registries, group: string, resource: string, n
   }
 }
 
-export async function bootstrapObjects(registries: Registries): Promise<void> {
+/** Creates obj, or rewrites it when it differs in the fields given (endpoints follow the server's address). */
+async function reconcile(registries: Registries, group: string, resource: string, obj: KubeObject, fields: string[]): Promise<void> {
+  const reg = registries.of(group, resource);
+  await ensure(registries, group, resource, 'default', structuredClone(obj));
+  await reg.update(
+    'default',
+    obj.metadata!.name!,
+    (current) => {
+      const next: KubeObject = { ...current! };
+      for (const f of fields) next[f] = obj[f];
+      return next;
+    },
+    { dryRun: false, user: systemUser, subresource: '' },
+  );
+}
+
+function isLoopback(ip: string): boolean {
+  return ip.startsWith('127.') || ip === '::1' || ip === 'localhost';
+}
+
+export interface ServerEndpoint {
+  ip: string;
+  port: number;
+}
+
+export async function bootstrapObjects(registries: Registries, endpoint: ServerEndpoint): Promise<void> {
   for (const name of namespaces) {
     await ensure(registries, '', 'namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
   for (const pc of systemPriorityClassObjects()) await ensure(registries, 'scheduling.k8s.io', 'priorityclasses', '', pc as unknown as KubeObject);
+
+  const labels = { component: 'apiserver', provider: 'kubernetes' };
+  await ensure(registries, '', 'services', 'default', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', labels },
+    spec: { type: 'ClusterIP', clusterIP: kubernetesServiceIP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: endpoint.port }] },
+  });
+  // Endpoints may not name loopback addresses (upstream validation): a server that listens only on
+  // loopback has a Service without endpoints until it is given an address pods can reach.
+  if (isLoopback(endpoint.ip)) return;
+  const port = { name: 'https', port: endpoint.port, protocol: 'TCP' };
+  await reconcile(
+    registries,
+    '',
+    'endpoints',
+    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets: [{ addresses: [{ ip: endpoint.ip }], ports: [port] }] },
+    ['subsets'],
+  );
+  await reconcile(
+    registries,
+    'discovery.k8s.io',
+    'endpointslices',
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'kubernetes', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [endpoint.ip], conditions: { ready: true } }],
+      ports: [port],
+    },
+    ['endpoints', 'ports'],
+  );
 }

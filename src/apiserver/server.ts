@@ -11,6 +11,7 @@ import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
 import { ControllerManager } from '../controllers/manager.js';
+import { EventSweeper } from './eventttl.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
@@ -64,6 +65,7 @@ export class ApiServer {
   private authenticator!: RequestAuthenticator;
   private authorizer!: Authorizer;
   private controllers?: ControllerManager;
+  private eventSweeper?: EventSweeper;
   private readonly metrics = new ApiMetrics();
   private readonly clock: Clock;
   private ready = false;
@@ -97,6 +99,8 @@ export class ApiServer {
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
     this.compactor.start();
+    this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
+    this.eventSweeper.start();
 
     const credentials: Authenticator[] = [new X509Authenticator(this.pki.ca.certPem)];
     if (this.opts.tokenAuthFile) {
@@ -120,7 +124,7 @@ export class ApiServer {
     const port = typeof addr === 'object' && addr ? addr.port : Number(portText);
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    await bootstrapObjects(this.registries);
+    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
       caPem: this.pki.ca.certPem,
@@ -143,6 +147,7 @@ export class ApiServer {
   async stop(): Promise<void> {
     this.ready = false;
     await this.controllers?.stop();
+    this.eventSweeper?.stop();
     await this.compactor?.stop();
     this.registries?.stop();
     if (this.server) {
