@@ -16,8 +16,19 @@ import { dryRunOf, type ResourceRequest } from './context.js';
 import { handleGet, handleUpdate, render } from './crud.js';
 import { handlePatch } from './patch.js';
 import { rfc3339 } from './managed.js';
+import { withPodCondition } from '../../api/pod/conditions.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
+const pods = { group: '', resource: 'pods' };
+
+/** A Binding or Eviction body, which must name the pod of the URL. */
+async function subresourceBody<T extends { metadata?: { name?: string } }>(r: ResourceRequest, kind: string): Promise<T> {
+  const body = decodeObjectBody(r.req.headers['content-type'], await readBody(r.req)) as T;
+  if (body.metadata?.name && body.metadata.name !== r.info.name) {
+    throw badRequest(`name in URL (${r.info.name}) does not match name in ${kind} object (${body.metadata.name})`);
+  }
+  return body;
+}
 
 export async function handleSubresource(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
@@ -47,13 +58,10 @@ export async function handleSubresource(r: ResourceRequest): Promise<void> {
 
 async function bind(r: ResourceRequest): Promise<void> {
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
-  const binding = decodeObjectBody(r.req.headers['content-type'], await readBody(r.req)) as {
+  const binding = await subresourceBody<{
     metadata?: { name?: string; annotations?: Record<string, string> };
     target?: { kind?: string; name?: string };
-  };
-  if (binding.metadata?.name && binding.metadata.name !== r.info.name) {
-    throw badRequest(`name in URL (${r.info.name}) does not match name in Binding object (${binding.metadata.name})`);
-  }
+  }>(r, 'Binding');
   const target = binding.target?.name ?? '';
   if (binding.target?.kind && binding.target.kind !== 'Node') throw badRequest('must be empty or \'Node\'');
   if (!target) throw invalid('Binding', '', r.info.name, [invalidField(Path.root('target').child('name'), target, 'must be a node name')]);
@@ -62,20 +70,18 @@ async function bind(r: ResourceRequest): Promise<void> {
     r.info.namespace,
     r.info.name,
     (current) => {
-      if (!current) throw notFound({ group: '', resource: 'pods' }, r.info.name);
+      if (!current) throw notFound(pods, r.info.name);
       const pod = current as unknown as Pod & StoredObject;
       const podRef = `${current.metadata.namespace}/${current.metadata.name}`;
-      if (current.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, r.info.name, `pod ${podRef} is being deleted, cannot be assigned to a host`);
-      if (pod.spec?.nodeName) throw conflict({ group: '', resource: 'pods' }, r.info.name, `pod ${podRef} is already assigned to node "${pod.spec.nodeName}"`);
+      if (current.metadata.deletionTimestamp) throw conflict(pods, r.info.name, `pod ${podRef} is being deleted, cannot be assigned to a host`);
+      if (pod.spec?.nodeName) throw conflict(pods, r.info.name, `pod ${podRef} is already assigned to node "${pod.spec.nodeName}"`);
       const spec = { ...pod.spec!, nodeName: target };
       const annotations = { ...current.metadata.annotations, ...binding.metadata?.annotations };
-      const conditions = (pod.status?.conditions ?? []).filter((c) => c.type !== 'PodScheduled');
-      conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null as never, lastTransitionTime: now });
       return {
         ...current,
         metadata: { ...current.metadata, ...(Object.keys(annotations).length ? { annotations } : {}) },
         spec,
-        status: { ...pod.status, conditions },
+        status: withPodCondition(pod.status, { type: 'PodScheduled', status: 'True', lastProbeTime: null as never, lastTransitionTime: now }),
       } as KubeObject;
     },
     // The binding writes spec and status together, as upstream's assignPod does.
@@ -85,13 +91,7 @@ async function bind(r: ResourceRequest): Promise<void> {
 }
 
 async function evict(r: ResourceRequest): Promise<void> {
-  const eviction = decodeObjectBody(r.req.headers['content-type'], await readBody(r.req)) as {
-    metadata?: { name?: string };
-    deleteOptions?: DeleteOptions;
-  };
-  if (eviction.metadata?.name && eviction.metadata.name !== r.info.name) {
-    throw badRequest(`name in URL (${r.info.name}) does not match name in Eviction object (${eviction.metadata.name})`);
-  }
+  const eviction = await subresourceBody<{ metadata?: { name?: string }; deleteOptions?: DeleteOptions }>(r, 'Eviction');
   const options = eviction.deleteOptions ?? {};
   const dryRun = dryRunOf([...(options.dryRun ?? []), ...r.url.searchParams.getAll('dryRun')]);
   const pod = (await r.registry.get(r.info.namespace, r.info.name)) as unknown as Pod & StoredObject;
@@ -103,11 +103,9 @@ async function evict(r: ResourceRequest): Promise<void> {
       r.info.namespace,
       r.info.name,
       (current) => {
-        if (!current) throw notFound({ group: '', resource: 'pods' }, r.info.name);
-        const status = (current.status ?? {}) as NonNullable<Pod['status']>;
-        const conditions = (status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
-        conditions.push({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: now, lastProbeTime: null as never });
-        return { ...current, status: { ...status, conditions } };
+        if (!current) throw notFound(pods, r.info.name);
+        const condition = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: now, lastProbeTime: null as never };
+        return { ...current, status: withPodCondition(current.status as Pod['status'], condition) };
       },
       { dryRun, user: r.user, subresource: 'status' },
     );

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
 import { StatusError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
 import { mediaType } from './negotiation.js';
+import { decodeProtobufObject } from '../../api/protobuf/decode.js';
 
 /** Upstream's default --max-request-body-bytes. */
 export const maxBodyBytes = 3 * 1024 * 1024;
@@ -42,6 +43,9 @@ export function decodeObjectBody(contentType: string | undefined, body: Buffer):
     value = parseJson(body);
   } else if (type === 'application/yaml') {
     value = parseYaml(body);
+  } else if (type === 'application/vnd.kubernetes.protobuf') {
+    // client-go's typed clients (kubectl create namespace, ...) send protobuf; it decodes to the same JSON.
+    value = decodeProtobufObject(body);
   } else {
     throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${objectMediaTypes}`);
   }

@@ -4,10 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { KeyValue, Store } from '../../storage/store.js';
 import { isStorageError } from '../../storage/store.js';
 import type { KubeObject, StoredObject } from '../../api/meta.js';
-import type { ResourceInfo } from '../../api/resources.js';
 import type { Clock } from '../../util/clock.js';
 import type { UserInfo } from '../authn/user.js';
-import type { AdmissionOperation } from '../admission/interface.js';
+import type { AdmissionAttributes, AdmissionOperation } from '../admission/interface.js';
 import {
   StatusError,
   alreadyExists,
@@ -30,16 +29,8 @@ export interface Admitter {
   validate(op: AdmissionOperation, a: AdmitRequest): Promise<void>;
 }
 
-export interface AdmitRequest {
-  resource: ResourceInfo;
-  subresource: string;
-  namespace: string;
-  name: string;
-  object?: KubeObject;
-  oldObject?: KubeObject;
-  user: UserInfo;
-  dryRun: boolean;
-}
+/** The admission attributes of a request, but for its operation. */
+export type AdmitRequest = Omit<AdmissionAttributes, 'operation'>;
 
 export interface WriteOptions {
   dryRun: boolean;
