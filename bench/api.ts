@@ -138,7 +138,8 @@ async function measure(ops: Ops): Promise<Measured> {
 }
 
 async function startKite(dataDir: string, store: string): Promise<{ kubeconfig: string; stop: () => Promise<void> }> {
-  const proc = spawn(process.execPath, [kiteBin, 'server', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--store', store], {
+  // The API server alone: the scheduler would add its own writes for every pod.
+  const proc = spawn(process.execPath, [kiteBin, 'server', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--store', store, '--components', 'apiserver'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, KITE_LOG_LEVEL: 'warn' },
   });

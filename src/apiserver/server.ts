@@ -11,6 +11,9 @@ import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
 import { ControllerManager } from '../controllers/manager.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { Client } from '../client/client.js';
+import { RestClient, type RestConfig } from '../client/rest.js';
 import { EventSweeper } from './eventttl.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
@@ -50,9 +53,14 @@ export interface ApiServerOptions {
   storage: string;
   /** A static token file (upstream's --token-auth-file format). */
   tokenAuthFile?: string;
+  /** What runs beside the API server (default: all). */
+  components?: readonly Component[];
   clock?: Clock;
   logger: Logger;
 }
+
+export type Component = 'controllers' | 'scheduler';
+export const allComponents: readonly Component[] = ['controllers', 'scheduler'];
 
 const notFoundPath = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 
@@ -65,6 +73,7 @@ export class ApiServer {
   private authenticator!: RequestAuthenticator;
   private authorizer!: Authorizer;
   private controllers?: ControllerManager;
+  private scheduler?: { scheduler: Scheduler; rest: RestClient };
   private eventSweeper?: EventSweeper;
   private readonly metrics = new ApiMetrics();
   private readonly clock: Clock;
@@ -132,20 +141,31 @@ export class ApiServer {
       keyPem: this.pki.admin.keyPem,
       user: 'kubernetes-admin',
     });
-    // The built-in controllers run in this process but reach the API like any client, with their own identity.
-    const identity = await issueClientCertificate(this.pki, { commonName: 'system:kube-controller-manager' });
-    this.controllers = new ControllerManager({
-      rest: { server: this.url, ca: this.pki.ca.certPem, cert: identity.certPem, key: identity.keyPem },
-      clock: this.clock,
-      logger,
-    });
-    this.controllers.start();
+    const components = this.opts.components ?? allComponents;
+    if (components.includes('controllers')) {
+      this.controllers = new ControllerManager({ rest: await this.componentConfig('kube-controller-manager'), clock: this.clock, logger });
+      this.controllers.start();
+    }
+    if (components.includes('scheduler')) {
+      const rest = new RestClient(await this.componentConfig('kube-scheduler'));
+      const scheduler = new Scheduler({ client: new Client(rest), clock: this.clock, logger: logger.child({ component: 'scheduler' }) });
+      this.scheduler = { rest, scheduler };
+      scheduler.start();
+    }
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
   }
 
+  /** The built-in components run in this process but reach the API like any client, each with its own identity. */
+  private async componentConfig(name: string): Promise<RestConfig> {
+    const id = await issueClientCertificate(this.pki, { commonName: `system:${name}` });
+    return { server: this.url, ca: this.pki.ca.certPem, cert: id.certPem, key: id.keyPem, userAgent: `kite-${name}/v1.33.0` };
+  }
+
   async stop(): Promise<void> {
     this.ready = false;
+    await this.scheduler?.scheduler.stop();
+    this.scheduler?.rest.close();
     await this.controllers?.stop();
     this.eventSweeper?.stop();
     await this.compactor?.stop();

@@ -2,9 +2,10 @@
 // kite: the command line. `kite server` runs the API server; `kite up` brings up a cluster on this
 // machine (for now the control plane; the kubelet joins in a later issue).
 import { resolve } from 'node:path';
-import { ApiServer } from '../apiserver/server.js';
+import { ApiServer, allComponents, type Component } from '../apiserver/server.js';
 import { newLogger } from '../util/log.js';
 import { checkFlags, parseArgs } from './args.js';
+import { simCommand, simUsage } from '../sim/sim.js';
 
 const usage = `Usage: kite <command> [flags]
 
@@ -14,12 +15,13 @@ Commands:
            --listen HOST:PORT          default 127.0.0.1:6443
            --store sqlite|etcd://HOST:PORT[,HOST:PORT...]   default sqlite
            --token-auth-file FILE      static bearer tokens (token,user,uid,"group1,group2")
+           --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
   up       Bring up a cluster on this machine; same flags as server.
-`;
+${simUsage}`;
 
 async function runServer(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
-  checkFlags(args, ['data-dir', 'listen', 'store', 'token-auth-file']);
+  checkFlags(args, ['data-dir', 'listen', 'store', 'token-auth-file', 'components']);
   const dataDir = args.flags.get('data-dir');
   if (!dataDir) throw new Error('--data-dir is required');
   const logger = newLogger('apiserver');
@@ -28,6 +30,7 @@ async function runServer(argv: string[]): Promise<void> {
     listen: args.flags.get('listen') ?? '127.0.0.1:6443',
     storage: args.flags.get('store') ?? 'sqlite',
     tokenAuthFile: args.flags.get('token-auth-file'),
+    components: parseComponents(args.flags.get('components')),
     logger,
   });
   let stopping = false;
@@ -49,12 +52,21 @@ async function runServer(argv: string[]): Promise<void> {
   process.stdout.write(`kite API server listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
 }
 
+function parseComponents(text: string | undefined): Component[] | undefined {
+  if (text === undefined) return undefined;
+  const list = text.split(',').filter((c) => c !== '' && c !== 'apiserver');
+  for (const c of list) if (!allComponents.includes(c as Component)) throw new Error(`unknown component "${c}": expected ${allComponents.join(', ')}`);
+  return list as Component[];
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
     case 'server':
     case 'up':
       return runServer(rest);
+    case 'sim':
+      return simCommand(rest);
     case undefined:
     case 'help':
     case '--help':

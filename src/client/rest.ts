@@ -19,6 +19,8 @@ export interface RestConfig {
   /** The kubeconfig context's namespace, if any. */
   namespace?: string;
   userAgent?: string;
+  /** Upper bound on pooled connections for ordinary requests (default defaultMaxConnections). */
+  maxConnections?: number;
 }
 
 export type QueryValue = string | number | boolean | undefined | readonly string[];
@@ -118,22 +120,26 @@ async function readBody(res: IncomingMessage): Promise<string> {
 
 const isAbort = (err: unknown, signal?: AbortSignal) => signal?.aborted === true || (err as Error)?.name === 'AbortError';
 
+/** Connections for ordinary requests; beyond it requests wait for a free one, as on one HTTP/2 connection. */
+export const defaultMaxConnections = 32;
+
 export class RestClient {
+  /** Short requests share a bounded pool; watches and streams hold a connection each, outside it. */
   private readonly agent: http.Agent;
+  private readonly streamAgent: http.Agent;
   private readonly url: URL;
 
   constructor(readonly config: RestConfig) {
     this.url = new URL(config.server);
-    this.agent =
-      this.url.protocol === 'https:'
-        ? new https.Agent({
-            keepAlive: true,
-            ca: config.ca,
-            cert: config.cert,
-            key: config.key,
-            rejectUnauthorized: !config.insecureSkipTLSVerify,
-          })
-        : new http.Agent({ keepAlive: true });
+    this.agent = this.newAgent(config.maxConnections ?? defaultMaxConnections);
+    this.streamAgent = this.newAgent(Infinity);
+  }
+
+  private newAgent(maxSockets: number): http.Agent {
+    const c = this.config;
+    return this.url.protocol === 'https:'
+      ? new https.Agent({ keepAlive: true, maxSockets, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify })
+      : new http.Agent({ keepAlive: true, maxSockets });
   }
 
   /** Sends the request and resolves with the parsed JSON body; non-2xx rejects with a StatusError. */
@@ -166,7 +172,7 @@ export class RestClient {
   async *stream(opts: RequestOptions): AsyncGenerator<string> {
     let res: IncomingMessage;
     try {
-      res = await this.open(opts);
+      res = await this.open(opts, this.streamAgent);
     } catch (err) {
       if (isAbort(err, opts.signal)) return;
       throw err;
@@ -184,9 +190,10 @@ export class RestClient {
   /** Frees the pooled connections. */
   close(): void {
     this.agent.destroy();
+    this.streamAgent.destroy();
   }
 
-  private open(opts: RequestOptions): Promise<IncomingMessage> {
+  private open(opts: RequestOptions, agent = this.agent): Promise<IncomingMessage> {
     const headers: Record<string, string> = {
       Accept: 'application/json',
       'User-Agent': this.config.userAgent ?? 'kite',
@@ -209,7 +216,7 @@ export class RestClient {
           method: opts.method ?? 'GET',
           path: basePath + opts.path + encodeQuery(opts.query),
           headers,
-          agent: this.agent,
+          agent,
           signal: opts.signal,
         },
         (res) => {

@@ -84,8 +84,7 @@ async function bind(r: ResourceRequest): Promise<void> {
         status: withPodCondition(pod.status, { type: 'PodScheduled', status: 'True', lastProbeTime: null as never, lastTransitionTime: now }),
       } as KubeObject;
     },
-    // The binding writes spec and status together, as upstream's assignPod does.
-    { dryRun, user: r.user, subresource: '', bypassStatusSplit: true },
+    { dryRun, user: r.user, subresource: 'binding' },
   );
   writeObject(r.res, 201, { ...success, code: 201 });
 }

@@ -41,8 +41,6 @@ export interface WriteOptions {
   track?: (obj: KubeObject, old: StoredObject | undefined) => void;
   /** An update of a missing object creates it (server-side apply), whatever the strategy says. */
   allowCreate?: boolean;
-  /** Writes spec and status together (pods/binding), skipping the strategy's status split. */
-  bypassStatusSplit?: boolean;
 }
 
 export interface DeleteOptions {
@@ -361,7 +359,9 @@ export class Registry {
     }
     try {
       const kv = await this.deps.store.create(this.keyFor(namespace, obj.metadata.name!), this.encode(obj));
-      return this.decode(kv);
+      // What was written is obj itself: no need to parse it back.
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return obj;
     } catch (err) {
       if (isStorageError(err, 'KeyExists')) throw alreadyExists(this.qualified, obj.metadata.name!);
       throw err;
@@ -440,7 +440,8 @@ export class Registry {
       try {
         if (this.shouldDeleteAfterUpdate(obj)) return { object: await this.deleteNow(key, kv!, obj), created: false };
         const written = await this.deps.store.update(key, this.encode(obj), kv!.modRevision);
-        return { object: this.decode(written), created: false };
+        obj.metadata.resourceVersion = String(written.modRevision);
+        return { object: obj, created: false };
       } catch (err) {
         if (isStorageError(err, 'Conflict')) {
           if (pinned) throw staleConflict(this.qualified, name);
@@ -475,7 +476,7 @@ export class Registry {
     else delete meta.deletionGracePeriodSeconds;
     const ctx = { now: this.deps.clock.now() };
     if (subresource) this.strategy.prepareForSubresourceUpdate(subresource, obj, current, ctx);
-    else if (!opts.bypassStatusSplit) this.strategy.prepareForUpdate(obj, current, ctx);
+    else this.strategy.prepareForUpdate(obj, current, ctx);
     if (this.strategy.tracksGeneration) {
       const gen = cur.generation ?? 1;
       meta.generation = subresource === '' && !stableEqual(specOf(obj), specOf(current)) ? gen + 1 : gen;

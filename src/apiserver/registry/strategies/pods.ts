@@ -6,6 +6,7 @@ import { findResource } from '../../../api/resources.js';
 import { qosClass } from '../../../api/pod/qos.js';
 import type { ResourceStrategy } from '../strategy.js';
 import { genericStrategy, metadataFields } from './generic.js';
+import { validateStatusUpdate } from '../../../api/validation/index.js';
 
 const info = findResource('', 'v1', 'pods')!;
 
@@ -24,12 +25,16 @@ export function podStrategy(): ResourceStrategy {
     prepareForUpdate(obj, old) {
       obj.status = old.status;
     },
-    prepareForSubresourceUpdate(_sub, obj, old) {
+    prepareForSubresourceUpdate(sub, obj, old) {
+      // pods/binding writes nodeName and the PodScheduled condition together, as upstream's assignPod.
+      if (sub === 'binding') return;
       // The pods/status endpoint keeps the spec, and owner references (old kubelets corrupted them).
       obj.spec = old.spec;
       if (old.metadata.ownerReferences === undefined) delete obj.metadata.ownerReferences;
       else obj.metadata.ownerReferences = old.metadata.ownerReferences;
     },
+    // A binding is checked by the binding handler itself; the pod update rules forbid what it changes.
+    validateSubresourceUpdate: (sub, obj, old) => (sub === 'binding' ? [] : validateStatusUpdate('', 'Pod', obj, old)),
     gracefulDelete(obj, requested) {
       const pod = asPod(obj);
       let period = requested ?? pod.spec?.terminationGracePeriodSeconds ?? 0;

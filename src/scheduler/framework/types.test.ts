@@ -1,0 +1,59 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeNode, makePod } from '../testing/builders.js';
+import { AffinityTerm, HostPortInfo, NodeInfo, PodInfo } from './types.js';
+
+describe('AffinityTerm', () => {
+  const web = makePod().namespace('shop').labels({ app: 'web' }).obj();
+  const cases = [
+    { name: "the pod's own namespace by default", term: { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' }, ns: 'shop', want: true },
+    { name: 'another namespace by default', term: { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' }, ns: 'other', want: false },
+    { name: 'listed namespaces', term: { labelSelector: { matchLabels: { app: 'web' } }, namespaces: ['shop'], topologyKey: 'zone' }, ns: 'other', want: true },
+    { name: 'namespace selector', term: { labelSelector: {}, namespaceSelector: { matchLabels: { team: 'a' } }, topologyKey: 'zone' }, ns: 'other', want: true },
+    { name: 'label mismatch', term: { labelSelector: { matchLabels: { app: 'db' } }, namespaces: ['shop'], topologyKey: 'zone' }, ns: 'x', want: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const owner = makePod().namespace(c.ns).obj();
+      assert.equal(AffinityTerm.parse(owner, c.term).matches(web, { team: 'a' }), c.want);
+    });
+  }
+});
+
+describe('HostPortInfo', () => {
+  it('defaults the address to 0.0.0.0 and the protocol to TCP', () => {
+    const ports = new HostPortInfo();
+    ports.add(undefined, undefined, 80);
+    assert.equal(ports.conflicts('10.0.0.1', 'TCP', 80), true);
+    assert.equal(ports.conflicts('10.0.0.1', 'UDP', 80), false);
+    ports.remove('0.0.0.0', 'TCP', 80);
+    assert.equal(ports.size, 0);
+  });
+});
+
+describe('NodeInfo', () => {
+  it('sums requests, non-zero requests, ports and affinity pods, and undoes them on removal', () => {
+    const ni = new NodeInfo(makeNode().name('n').capacity({ cpu: '4' }).obj());
+    const a = makePod().req({ cpu: '1' }).hostPort(80).obj();
+    const b = makePod().req({}).obj();
+    b.spec!.affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', labelSelector: {} }] } };
+    ni.addPod(new PodInfo(a));
+    ni.addPod(new PodInfo(b));
+    // Non-zero cpu: 1000m, plus 100m each for a's port container and b's container (no requests).
+    assert.deepEqual(
+      [ni.requested.milliCPU, ni.nonZeroRequested.milliCPU, ni.usedPorts.size, ni.podsWithAffinity.length, ni.podsWithRequiredAntiAffinity.length],
+      [1000, 1200, 1, 1, 0],
+    );
+    assert.equal(ni.removePod(a), true);
+    assert.equal(ni.removePod(a), false);
+    ni.removePod(b);
+    assert.deepEqual([ni.pods.length, ni.requested.milliCPU, ni.nonZeroRequested.milliCPU, ni.usedPorts.size, ni.podsWithAffinity.length], [0, 0, 0, 0, 0]);
+  });
+
+  it('clones independently of the original', () => {
+    const ni = new NodeInfo(makeNode().obj());
+    const c = ni.clone();
+    c.addPod(new PodInfo(makePod().req({ cpu: '1' }).obj()));
+    assert.deepEqual([ni.pods.length, ni.requested.milliCPU], [0, 0]);
+  });
+});

@@ -1,0 +1,247 @@
+// The scheduler's view of pods and nodes, as upstream's framework.PodInfo and NodeInfo: everything
+// a plugin needs per node is precomputed when a pod or node changes (requests, host ports, image
+// states, pods carrying affinity terms), never per scheduling cycle.
+import type { PodAffinityTerm, WeightedPodAffinityTerm } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../api/types.js';
+import { labelSelectorAsSelector, type Labels, type Selector } from '../../api/labels.js';
+import { isRestartableInitContainer } from '../../api/pod/status.js';
+import { podRequests, Resource } from './resource.js';
+
+/** namespace/name, the key pods are known by in the cache and the queue. */
+export function podKey(pod: Pod): string {
+  return `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+}
+
+export const podUID = (pod: Pod): string => pod.metadata?.uid ?? podKey(pod);
+export const podPriority = (pod: Pod): number => pod.spec?.priority ?? 0;
+
+/** A pod affinity term with its selectors parsed (upstream's framework.AffinityTerm). */
+export class AffinityTerm {
+  constructor(
+    readonly namespaces: ReadonlySet<string>,
+    readonly selector: Selector,
+    readonly topologyKey: string,
+    readonly namespaceSelector: Selector,
+  ) {}
+
+  static parse(pod: Pod, term: PodAffinityTerm): AffinityTerm {
+    const namespaces = new Set<string>(term.namespaces ?? []);
+    // No namespaces and no namespace selector means the pod's own namespace.
+    if (namespaces.size === 0 && !term.namespaceSelector) namespaces.add(pod.metadata?.namespace ?? '');
+    return new AffinityTerm(namespaces, labelSelectorAsSelector(term.labelSelector), term.topologyKey, labelSelectorAsSelector(term.namespaceSelector));
+  }
+
+  /** Whether the term selects pod, given the labels of pod's namespace. */
+  matches(pod: Pod, nsLabels: Labels | undefined): boolean {
+    if (this.namespaces.has(pod.metadata?.namespace ?? '') || this.namespaceSelector.matches(nsLabels)) {
+      return this.selector.matches(pod.metadata?.labels);
+    }
+    return false;
+  }
+}
+
+export interface WeightedAffinityTerm {
+  term: AffinityTerm;
+  weight: number;
+}
+
+// Upstream drops all of a list's terms when one fails to parse (the API server does not validate them all).
+function parseTerms(pod: Pod, terms: PodAffinityTerm[] | undefined): AffinityTerm[] {
+  try {
+    return (terms ?? []).map((t) => AffinityTerm.parse(pod, t));
+  } catch {
+    return [];
+  }
+}
+
+function parseWeighted(pod: Pod, terms: WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] {
+  try {
+    return (terms ?? []).map((t) => ({ term: AffinityTerm.parse(pod, t.podAffinityTerm), weight: t.weight }));
+  } catch {
+    return [];
+  }
+}
+
+/** A pod with what the scheduler computes from it once. */
+export class PodInfo {
+  readonly requests: Resource;
+  /** Requests with the non-zero defaults for cpu and memory (for spreading BestEffort pods). */
+  readonly nonZeroRequests: Resource;
+  readonly requiredAffinityTerms: AffinityTerm[];
+  readonly requiredAntiAffinityTerms: AffinityTerm[];
+  readonly preferredAffinityTerms: WeightedAffinityTerm[];
+  readonly preferredAntiAffinityTerms: WeightedAffinityTerm[];
+
+  /** Replaced by the queue when only the pod's status or bookkeeping changed (the derived fields still hold). */
+  pod: Pod;
+
+  constructor(pod: Pod) {
+    this.pod = pod;
+    this.requests = podRequests(pod);
+    this.nonZeroRequests = podRequests(pod, true);
+    const a = pod.spec?.affinity;
+    this.requiredAffinityTerms = parseTerms(pod, a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
+    this.requiredAntiAffinityTerms = parseTerms(pod, a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
+    this.preferredAffinityTerms = parseWeighted(pod, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+    this.preferredAntiAffinityTerms = parseWeighted(pod, a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+  }
+
+  /** The same pod's info for another version of it whose spec is unchanged (e.g. with nodeName set): nothing is recomputed. */
+  withPod(pod: Pod): PodInfo {
+    return Object.assign(Object.create(PodInfo.prototype) as PodInfo, this, { pod });
+  }
+
+  hasAffinity(): boolean {
+    const a = this.pod.spec?.affinity;
+    return Boolean(a?.podAffinity || a?.podAntiAffinity);
+  }
+
+  hasRequiredAntiAffinity(): boolean {
+    return this.requiredAntiAffinityTerms.length > 0;
+  }
+}
+
+const WILDCARD_IP = '0.0.0.0';
+
+/** Host ports in use on a node: ip → "protocol/port". */
+export class HostPortInfo {
+  private readonly byIP = new Map<string, Set<string>>();
+
+  add(ip: string | undefined, protocol: string | undefined, port: number): void {
+    const key = `${protocol || 'TCP'}/${port}`;
+    const addr = ip || WILDCARD_IP;
+    let set = this.byIP.get(addr);
+    if (!set) this.byIP.set(addr, (set = new Set()));
+    set.add(key);
+  }
+
+  remove(ip: string | undefined, protocol: string | undefined, port: number): void {
+    const addr = ip || WILDCARD_IP;
+    const set = this.byIP.get(addr);
+    if (!set) return;
+    set.delete(`${protocol || 'TCP'}/${port}`);
+    if (set.size === 0) this.byIP.delete(addr);
+  }
+
+  /** A wildcard address conflicts with every address, and every address with the wildcard. */
+  conflicts(ip: string | undefined, protocol: string | undefined, port: number): boolean {
+    const key = `${protocol || 'TCP'}/${port}`;
+    const addr = ip || WILDCARD_IP;
+    if (addr === WILDCARD_IP) {
+      for (const set of this.byIP.values()) if (set.has(key)) return true;
+      return false;
+    }
+    return Boolean(this.byIP.get(addr)?.has(key) || this.byIP.get(WILDCARD_IP)?.has(key));
+  }
+
+  get size(): number {
+    return this.byIP.size;
+  }
+
+  clone(): HostPortInfo {
+    const c = new HostPortInfo();
+    for (const [ip, set] of this.byIP) c.byIP.set(ip, new Set(set));
+    return c;
+  }
+}
+
+/** The host ports a pod asks for: its containers' and its sidecars'. */
+export function podHostPorts(pod: Pod): { hostIP?: string; protocol?: string; hostPort: number }[] {
+  const out: { hostIP?: string; protocol?: string; hostPort: number }[] = [];
+  const add = (ports: { hostIP?: string; protocol?: string; hostPort?: number }[] | undefined) => {
+    for (const p of ports ?? []) if (p.hostPort && p.hostPort > 0) out.push({ hostIP: p.hostIP, protocol: p.protocol, hostPort: p.hostPort });
+  };
+  for (const c of pod.spec?.initContainers ?? []) if (isRestartableInitContainer(c)) add(c.ports);
+  for (const c of pod.spec?.containers ?? []) add(c.ports);
+  return out;
+}
+
+/** An image present on nodes; one object per image name, shared by every NodeInfo that has it. */
+export interface ImageState {
+  /** Bytes. */
+  size: number;
+  /** Names of the nodes that have it. */
+  readonly nodes: Set<string>;
+}
+
+let generationCounter = 0;
+/** A process-wide increasing number marking NodeInfo changes, so snapshots copy only what changed. */
+export const nextGeneration = (): number => ++generationCounter;
+
+export class NodeInfo {
+  node?: Node;
+  pods: PodInfo[] = [];
+  podsWithAffinity: PodInfo[] = [];
+  podsWithRequiredAntiAffinity: PodInfo[] = [];
+  usedPorts = new HostPortInfo();
+  /** The sum of the pods' requests. */
+  requested = new Resource();
+  /** The same with non-zero defaults for cpu and memory. */
+  nonZeroRequested = new Resource();
+  allocatable = new Resource();
+  /** Image name (as in node.status.images[].names) → its state. */
+  imageStates = new Map<string, ImageState>();
+  generation = nextGeneration();
+  /** The node's name ('' without a node); a field because filters read it per node. */
+  name = '';
+
+  constructor(node?: Node) {
+    if (node) this.setNode(node);
+  }
+
+  setNode(node: Node): void {
+    this.node = node;
+    this.name = node.metadata?.name ?? '';
+    this.allocatable = Resource.fromList(node.status?.allocatable as Record<string, string> | undefined);
+    this.generation = nextGeneration();
+  }
+
+  addPod(pi: PodInfo): void {
+    this.pods.push(pi);
+    if (pi.hasAffinity()) this.podsWithAffinity.push(pi);
+    if (pi.hasRequiredAntiAffinity()) this.podsWithRequiredAntiAffinity.push(pi);
+    this.requested.add(pi.requests);
+    this.nonZeroRequested.milliCPU += pi.nonZeroRequests.milliCPU;
+    this.nonZeroRequested.memory += pi.nonZeroRequests.memory;
+    for (const p of podHostPorts(pi.pod)) this.usedPorts.add(p.hostIP, p.protocol, p.hostPort);
+    this.generation = nextGeneration();
+  }
+
+  /** Removes the pod with pod's UID; false if it is not here. */
+  removePod(pod: Pod): boolean {
+    const uid = podUID(pod);
+    const idx = this.pods.findIndex((p) => podUID(p.pod) === uid);
+    if (idx < 0) return false;
+    const pi = this.pods[idx]!;
+    this.pods.splice(idx, 1);
+    const drop = (list: PodInfo[]) => {
+      const i = list.indexOf(pi);
+      if (i >= 0) list.splice(i, 1);
+    };
+    drop(this.podsWithAffinity);
+    drop(this.podsWithRequiredAntiAffinity);
+    this.requested.sub(pi.requests);
+    this.nonZeroRequested.milliCPU -= pi.nonZeroRequests.milliCPU;
+    this.nonZeroRequested.memory -= pi.nonZeroRequests.memory;
+    for (const p of podHostPorts(pi.pod)) this.usedPorts.remove(p.hostIP, p.protocol, p.hostPort);
+    this.generation = nextGeneration();
+    return true;
+  }
+
+  /** A copy whose pod lists and sums can change without touching this one (pods themselves are shared). */
+  clone(): NodeInfo {
+    const c = new NodeInfo();
+    c.node = this.node;
+    c.name = this.name;
+    c.pods = [...this.pods];
+    c.podsWithAffinity = [...this.podsWithAffinity];
+    c.podsWithRequiredAntiAffinity = [...this.podsWithRequiredAntiAffinity];
+    c.usedPorts = this.usedPorts.clone();
+    c.requested = this.requested.clone();
+    c.nonZeroRequested = this.nonZeroRequested.clone();
+    c.allocatable = this.allocatable.clone();
+    c.imageStates = this.imageStates;
+    c.generation = this.generation;
+    return c;
+  }
+}

@@ -1,0 +1,164 @@
+// The node side of the simulator: registers sim-0..sim-N-1 from a template and keeps each node's
+// Lease in kube-node-lease renewed every 10 s as the kubelet does. Renewals are spread over the
+// interval on one deadline heap and share the process's request limiter, so 5,000 nodes make a
+// steady 500 writes/s rather than bursts. Node status itself is played by the node stages.
+import type { Lease, Node } from '../api/types.js';
+import { StatusError } from '../apiserver/errors.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import { builtinFunctions } from './expr.js';
+import type { Limiter } from './limiter.js';
+import { nodeIP } from './runtime.js';
+import type { Template } from './template.js';
+import { DueQueue } from './wheel.js';
+
+export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** The kubelet's defaults: renew every 10 s; a lease lasts 40 s. */
+export const LEASE_RENEW_INTERVAL_MS = 10_000;
+export const LEASE_DURATION_SECONDS = 40;
+
+/** The writes the node side makes. */
+export interface NodeApi {
+  createNode(node: Node): Promise<Node>;
+  getNode(name: string): Promise<Node>;
+  createLease(lease: Lease): Promise<Lease>;
+  getLease(name: string): Promise<Lease>;
+  updateLease(lease: Lease): Promise<Lease>;
+}
+
+export interface NodeFleetOptions {
+  count: number;
+  /** Rendered per node with root { name, index } and nodeIP(index). */
+  template: Template;
+  /** Fills in what the node reports at registration (its status), given the rendered template. */
+  prepare?: (node: Node) => Node;
+  api: NodeApi;
+  limiter: Limiter;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+export const nodeName = (index: number): string => `sim-${index}`;
+
+/** Lease.spec.renewTime is a MicroTime: RFC 3339 with microseconds. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
+const isConflict = (err: unknown) => err instanceof StatusError && err.code === 409;
+
+export class NodeFleet {
+  readonly names: readonly string[];
+  private readonly index: Map<string, number>;
+  private readonly uids: (string | undefined)[];
+  private readonly leases: (Lease | undefined)[];
+  private readonly renewing = new Set<number>();
+  private readonly wheel: DueQueue<number>;
+  private readonly abort = new AbortController();
+  private readonly random: () => number;
+
+  constructor(private readonly opts: NodeFleetOptions) {
+    this.names = Array.from({ length: opts.count }, (_, i) => nodeName(i));
+    this.index = new Map(this.names.map((n, i) => [n, i]));
+    this.uids = new Array(opts.count);
+    this.leases = new Array(opts.count);
+    this.wheel = new DueQueue(opts.clock, (i) => this.renew(i));
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** The index of a simulated node, or undefined for any other node name. */
+  nodeIndex(name: string): number | undefined {
+    return this.index.get(name);
+  }
+
+  /** Node i as the template describes it. */
+  render(i: number): Node {
+    const node = this.opts.template({ root: { name: this.names[i], index: i }, now: this.opts.clock.now(), fns: fleetFunctions }) as Node;
+    if (node?.metadata?.name !== this.names[i]) throw new Error(`the node template must name node ${i} "{{ .name }}"`);
+    return node;
+  }
+
+  /** Registers every node (an existing one is adopted); each starts its lease renewals once registered. */
+  async register(): Promise<void> {
+    await Promise.all(this.names.map((_, i) => this.registerOne(i)));
+  }
+
+  stop(): void {
+    this.abort.abort();
+    this.wheel.stop();
+  }
+
+  private async registerOne(i: number): Promise<void> {
+    const rendered = this.render(i);
+    const node = this.opts.prepare ? this.opts.prepare(rendered) : rendered;
+    for (let backoffMs = 1000; !this.abort.signal.aborted; backoffMs = Math.min(backoffMs * 2, 30_000)) {
+      try {
+        const created = await this.opts.limiter.run(async () => {
+          try {
+            return await this.opts.api.createNode(node);
+          } catch (err) {
+            if (!isConflict(err)) throw err;
+            return this.opts.api.getNode(this.names[i]!);
+          }
+        });
+        this.uids[i] = created.metadata?.uid;
+        // The first renewal lands anywhere in the interval, which spreads the fleet's renewals evenly.
+        this.wheel.schedule(i, this.opts.clock.now() + Math.floor(this.random() * LEASE_RENEW_INTERVAL_MS));
+        return;
+      } catch (err) {
+        this.opts.logger.warn({ err, node: this.names[i] }, 'node registration failed; retrying');
+        try {
+          await this.opts.clock.sleep(backoffMs, this.abort.signal);
+        } catch {
+          return;
+        }
+      }
+    }
+  }
+
+  private renew(i: number): void {
+    this.wheel.schedule(i, this.opts.clock.now() + LEASE_RENEW_INTERVAL_MS);
+    // A renewal still waiting for the server is not doubled up.
+    if (this.renewing.has(i)) return;
+    this.renewing.add(i);
+    this.opts.limiter
+      .run(() => this.writeLease(i), 'lease')
+      .catch((err: unknown) => this.opts.logger.warn({ err, node: this.names[i] }, 'lease renewal failed'))
+      .finally(() => this.renewing.delete(i));
+  }
+
+  private async writeLease(i: number): Promise<void> {
+    const name = this.names[i]!;
+    const spec = { holderIdentity: name, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime(this.opts.clock.now()) };
+    let lease = this.leases[i];
+    if (!lease) {
+      try {
+        this.leases[i] = await this.opts.api.createLease({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name, namespace: NODE_LEASE_NAMESPACE, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: this.uids[i] ?? '' }] },
+          spec,
+        });
+        return;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        lease = await this.opts.api.getLease(name);
+      }
+    }
+    try {
+      this.leases[i] = await this.opts.api.updateLease({ ...lease, spec: { ...lease.spec, ...spec } });
+    } catch (err) {
+      if (!isConflict(err)) {
+        // Gone (e.g. deleted by hand): create it again next time.
+        if (err instanceof StatusError && err.code === 404) this.leases[i] = undefined;
+        throw err;
+      }
+      // Someone else wrote it: renew on top of the current version, once, as the kubelet retries.
+      const current = await this.opts.api.getLease(name);
+      this.leases[i] = await this.opts.api.updateLease({ ...current, spec: { ...current.spec, ...spec } });
+    }
+  }
+}
+
+const fleetFunctions = { ...builtinFunctions, nodeIP: (_env: unknown, index: unknown) => nodeIP(Number(index)) };

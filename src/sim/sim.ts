@@ -1,0 +1,242 @@
+// `kite sim`: thousands of simulated kubelets in one process. Nodes are registered from a template
+// and keep their Leases (nodes.ts); one node informer and one pod informer (bound pods only) feed
+// two stage engines that play the node and pod stages (engine.ts, stages/*.json). Every request
+// goes through one limiter, so the fleet's load on the API server is bounded.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { CoreEvent, Lease, Node, Pod } from '../api/types.js';
+import { Client } from '../client/client.js';
+import { schemaForKind } from '../api/schema.js';
+import type { JsonObject } from '../apiserver/patch/json.js';
+import { applyStrategicMergePatch } from '../apiserver/patch/strategic.js';
+import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../client/indexer.js';
+import { SharedInformer, type ListerWatcher } from '../client/informer.js';
+import { checkFlags, parseArgs } from '../cli/args.js';
+import { realClock, type Clock } from '../util/clock.js';
+import { newLogger, type Logger } from '../util/log.js';
+import { StageEngine, type StageActions } from './engine.js';
+import { EventSink } from './events.js';
+import { Limiter } from './limiter.js';
+import { NODE_LEASE_NAMESPACE, NodeFleet, type NodeApi } from './nodes.js';
+import { MAX_NODES, PodIPAM, podFunctions } from './runtime.js';
+import { compileStages, defaultStageSpecs, loadStageSpecs, type SimResource, type Stage } from './stage.js';
+import { compileTemplate } from './template.js';
+import defaultNodeTemplate from './node-template.json' with { type: 'json' };
+
+/** Everything the simulator asks of the API server; clientApi() maps it onto the typed client. */
+export interface SimApi extends NodeApi {
+  nodes: ListerWatcher<Node>;
+  /** Pods of every namespace, with the list/watch options given (a field selector on spec.nodeName). */
+  pods: ListerWatcher<Pod>;
+  patchNodeStatus(name: string, patch: object): Promise<Node>;
+  deleteNode(name: string): Promise<void>;
+  patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod>;
+  deletePod(namespace: string, name: string, uid: string | undefined): Promise<void>;
+  createEvent(event: CoreEvent): Promise<unknown>;
+}
+
+const fieldManager = 'kite-sim';
+const nodeSchema = schemaForKind('', 'v1', 'Node');
+
+export function clientApi(client: Client): SimApi {
+  const nodes = client.resource<Node>('', 'v1', 'nodes');
+  const pods = client.resource<Pod>('', 'v1', 'pods');
+  const leases = client.resource<Lease>('coordination.k8s.io', 'v1', 'leases').namespace(NODE_LEASE_NAMESPACE);
+  const events = client.resource<CoreEvent>('', 'v1', 'events');
+  return {
+    nodes,
+    pods,
+    createNode: (node) => nodes.create(node, { fieldManager }),
+    getNode: (name) => nodes.get(name),
+    patchNodeStatus: (name, patch) => nodes.patch(name, 'strategic', patch, { subresource: 'status', fieldManager }),
+    deleteNode: async (name) => void (await nodes.delete(name)),
+    createLease: (lease) => leases.create(lease, { fieldManager }),
+    getLease: (name) => leases.get(name),
+    updateLease: (lease) => leases.update(lease, { fieldManager }),
+    patchPodStatus: (ns, name, patch) => pods.namespace(ns).patch(name, 'strategic', patch, { subresource: 'status', fieldManager }),
+    deletePod: async (ns, name, uid) => void (await pods.namespace(ns).delete(name, { gracePeriodSeconds: 0, preconditions: uid ? { uid } : undefined })),
+    createEvent: (event) => events.namespace(event.metadata?.namespace ?? 'default').create(event, { fieldManager }),
+  };
+}
+
+export interface SimOptions {
+  kubeconfig: string;
+  nodes: number;
+  /** A Node manifest (YAML or JSON) with "{{ .name }}", "{{ .index }}" and nodeIP(.index); default node-template.json. */
+  nodeTemplate?: string;
+  /** Comma-separated stage files or directories; "default" is the built-in set (see stage.ts). */
+  stages?: string;
+  clock?: Clock;
+  logger: Logger;
+}
+
+export interface StartSimOptions extends Omit<SimOptions, 'kubeconfig'> {
+  api: SimApi;
+  random?: () => number;
+  /** Requests in flight at once, over everything the simulator sends. */
+  maxInFlight?: number;
+}
+
+export interface SimHandle {
+  /** The simulated node names. */
+  readonly nodeNames: readonly string[];
+  /** Resolves when every node is registered. */
+  readonly registered: Promise<void>;
+  /** Stops renewing, playing and watching; waits for writes in flight. */
+  stop(): Promise<void>;
+}
+
+function readManifest(file: string): unknown {
+  return parseYaml(readFileSync(file, 'utf8'));
+}
+
+function stagesFor(stages: readonly Stage[], resource: SimResource): Stage[] {
+  return stages.filter((s) => s.resource === resource);
+}
+
+/** Starts the simulator against an API (the real client or a test fake). */
+export function startSim(opts: StartSimOptions): SimHandle {
+  if (!Number.isInteger(opts.nodes) || opts.nodes < 0 || opts.nodes > MAX_NODES) throw new Error(`--nodes must be an integer from 0 to ${MAX_NODES}`);
+  const clock = opts.clock ?? realClock;
+  const { api, logger } = opts;
+  const stages = compileStages(opts.stages ? loadStageSpecs(opts.stages) : defaultStageSpecs);
+  const limiter = new Limiter(opts.maxInFlight ?? 64);
+  const limited =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      limiter.run(() => fn(...args));
+
+  const fleet = new NodeFleet({
+    count: opts.nodes,
+    template: compileTemplate(opts.nodeTemplate ? readManifest(opts.nodeTemplate) : defaultNodeTemplate),
+    // A kubelet registers its node with the status setters already run (conditions included), which
+    // spares a status write per node: the node stages due at once are applied before the create.
+    prepare: (node) => nodeEngine.settle(node, (n, status) => applyStrategicMergePatch(n as JsonObject, { status }, nodeSchema) as Node),
+    api,
+    limiter,
+    clock,
+    logger,
+    random: opts.random,
+  });
+  const events = new EventSink({ create: (e) => limiter.run(() => api.createEvent(e), 'event'), clock, logger });
+  const ipam = new PodIPAM();
+
+  const nodeInformer = new SharedInformer<Node>(api.nodes, { clock, onError: (err) => logger.warn({ err }, 'node informer') });
+  const podInformer = new SharedInformer<Pod>(api.pods, {
+    clock,
+    fieldSelector: 'spec.nodeName!=',
+    onError: (err) => logger.warn({ err }, 'pod informer'),
+  });
+
+  const nodeActions: StageActions<Node> = {
+    patchStatus: limited((node: Node, status: unknown) => api.patchNodeStatus(node.metadata!.name!, { status })),
+    delete: limited((node: Node) => api.deleteNode(node.metadata!.name!)),
+    event: (node, ev) => events.record(node, 'Node', node.metadata?.name ?? '', ev),
+  };
+  const podActions: StageActions<Pod> = {
+    // The UID makes the patch a precondition: a pod recreated under the same name is not touched.
+    patchStatus: limited((pod: Pod, status: unknown) => api.patchPodStatus(pod.metadata!.namespace!, pod.metadata!.name!, { metadata: { uid: pod.metadata?.uid }, status })),
+    delete: limited((pod: Pod) => api.deletePod(pod.metadata!.namespace!, pod.metadata!.name!, pod.metadata?.uid)),
+    event: (pod, ev) => events.record(pod, 'Pod', pod.spec?.nodeName ?? '', ev),
+  };
+
+  const nodeEngine = new StageEngine<Node>({
+    stages: stagesFor(stages, 'nodes'),
+    actions: nodeActions,
+    get: (key) => nodeInformer.indexer.getByKey(key),
+    clock,
+    logger,
+    random: opts.random,
+  });
+  const podEngine = new StageEngine<Pod>({
+    stages: stagesFor(stages, 'pods'),
+    actions: podActions,
+    get: (key) => podInformer.indexer.getByKey(key),
+    clock,
+    logger,
+    random: opts.random,
+    functions: podFunctions({ ipam, nodeIndex: (name) => fleet.nodeIndex(name) }),
+    workers: 32,
+  });
+
+  const ours = (nodeName: string | undefined) => nodeName !== undefined && fleet.nodeIndex(nodeName) !== undefined;
+  nodeInformer.addEventHandler({
+    onAdd: (node) => ours(node.metadata?.name) && nodeEngine.observe(node),
+    onUpdate: (_old, node) => ours(node.metadata?.name) && nodeEngine.observe(node),
+    onDelete: (node) => nodeEngine.forget(metaNamespaceKeyFunc(node)),
+  });
+  const observePod = (pod: Pod) => {
+    const node = fleet.nodeIndex(pod.spec?.nodeName ?? '');
+    if (node === undefined) return;
+    // After a restart, IPs already handed out stay taken.
+    if (pod.status?.podIP && !pod.spec?.hostNetwork) ipam.reserve(pod.metadata?.uid ?? '', node, pod.status.podIP);
+    podEngine.observe(pod);
+  };
+  podInformer.addEventHandler({
+    onAdd: observePod,
+    onUpdate: (_old, pod) => observePod(pod),
+    onDelete: (obj) => {
+      const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+      podEngine.forget(metaNamespaceKeyFunc(obj));
+      ipam.release(pod.metadata?.uid ?? '');
+    },
+  });
+
+  nodeEngine.start();
+  podEngine.start();
+  nodeInformer.start();
+  podInformer.start();
+  const registered = fleet.register();
+
+  return {
+    nodeNames: fleet.names,
+    registered,
+    async stop() {
+      fleet.stop();
+      await Promise.all([nodeInformer.stop(), podInformer.stop()]);
+      await Promise.all([nodeEngine.stop(), podEngine.stop()]);
+      await registered;
+      await events.flush();
+    },
+  };
+}
+
+/** Runs the simulator against the cluster of a kubeconfig (e.g. DATA/admin.kubeconfig). */
+export async function runSim(opts: SimOptions): Promise<SimHandle> {
+  const client = await Client.fromKubeconfig(opts.kubeconfig);
+  const handle = startSim({ ...opts, api: clientApi(client) });
+  return {
+    nodeNames: handle.nodeNames,
+    registered: handle.registered,
+    async stop() {
+      await handle.stop();
+      client.close();
+    },
+  };
+}
+
+export const simUsage = `  sim      Simulate nodes (kwok-like): register them, keep their leases, play pod lifecycles.
+           --kubeconfig FILE           the cluster to join (required)
+           --nodes N                   nodes sim-0..sim-N-1 (required)
+           --node-template FILE        a Node manifest (YAML/JSON) with {{ .name }}, {{ .index }}, {{ nodeIP(.index) }}
+           --stages LIST               stage files or directories, comma-separated; "default" = built-in set
+`;
+
+/** `kite sim ...`: runs until SIGINT or SIGTERM, then stops cleanly and resolves. */
+export async function simCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  checkFlags(args, ['kubeconfig', 'nodes', 'node-template', 'stages']);
+  const kubeconfig = args.flags.get('kubeconfig');
+  if (!kubeconfig) throw new Error('--kubeconfig is required');
+  if (!args.flags.has('nodes')) throw new Error('--nodes is required');
+  const nodes = Number(args.flags.get('nodes'));
+  const logger = newLogger('sim');
+  const signalled = new Promise<string>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
+  });
+  const started = Date.now();
+  const handle = await runSim({ kubeconfig, nodes, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), logger });
+  void handle.registered.then(() => process.stdout.write(`kite sim: ${nodes} nodes registered in ${((Date.now() - started) / 1000).toFixed(1)}s\n`));
+  logger.info({ signal: await signalled }, 'stopping');
+  await handle.stop();
+}
