@@ -4,7 +4,7 @@
 import type { KubeObject } from '../api/meta.js';
 import { applyDefaults } from '../api/defaults/index.js';
 import { systemPriorityClassObjects } from './admission/plugins/priority.js';
-import { isStatusError } from './errors.js';
+import { hasStatusCode } from './errors.js';
 import { kubernetesServiceIP } from './registry/strategies/services.js';
 import type { Registries } from './registry/registries.js';
 
@@ -18,14 +18,14 @@ async function ensure(registries: Registries, group: string, resource: string, n
     await reg.get(namespace, obj.metadata!.name!);
     return;
   } catch (err) {
-    if (!isStatusError(err) || err.code !== 404) throw err;
+    if (!hasStatusCode(err, 404)) throw err;
   }
   applyDefaults(group, reg.info.kind, obj);
   try {
     await reg.create(namespace, obj, { dryRun: false, user: systemUser, subresource: '' });
   } catch (err) {
     // Another API server made it first.
-    if (!isStatusError(err) || err.code !== 409) throw err;
+    if (!hasStatusCode(err, 409)) throw err;
   }
 }
 

@@ -54,6 +54,11 @@ export function isStatusError(err: unknown): err is StatusError {
   return err instanceof StatusError;
 }
 
+/** Whether err is an API error with one of these HTTP codes (404, 409, ...). */
+export function hasStatusCode(err: unknown, ...codes: number[]): err is StatusError {
+  return err instanceof StatusError && codes.includes(err.code);
+}
+
 /** "pods" or "deployments.apps": upstream's qualified resource in messages. */
 export interface QualifiedResource {
   group: string;

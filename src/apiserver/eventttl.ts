@@ -3,7 +3,7 @@
 import type { StoredObject } from '../api/meta.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { isStatusError } from './errors.js';
+import { hasStatusCode } from './errors.js';
 import type { Registries } from './registry/registries.js';
 
 export const eventTTLMs = 60 * 60 * 1000;
@@ -48,7 +48,7 @@ export class EventSweeper {
         removed++;
       } catch (err) {
         // Recorded again meanwhile (a newer resourceVersion), or already gone.
-        if (!isStatusError(err) || (err.code !== 409 && err.code !== 404)) this.logger.warn({ err }, 'event expiry failed');
+        if (!hasStatusCode(err, 409, 404)) this.logger.warn({ err }, 'event expiry failed');
       }
     }
     return removed;

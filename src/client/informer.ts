@@ -5,7 +5,7 @@
 // on the injected Clock, reset by the next event received. A relist swaps the
 // cache in one step and reports the difference (adds, updates, and tombstoned deletes).
 import type { Status } from '../api/meta.js';
-import { StatusError } from '../apiserver/errors.js';
+import { hasStatusCode, StatusError } from '../apiserver/errors.js';
 import { realClock, type Clock, type Timer } from '../util/clock.js';
 import type { ListOptions, ObjectList, WatchOptions } from './client.js';
 import { DeletedFinalStateUnknown, Indexer, namespaceIndex, metaNamespaceIndexFunc, type IndexFunc, type MetaObject } from './indexer.js';
@@ -44,7 +44,7 @@ const maxBackoffMs = 30_000;
 // Upstream asks the server to end each watch after 5–10 minutes, spreading reconnects out.
 const minWatchTimeoutSeconds = 300;
 
-export const isExpired = (err: unknown): boolean => err instanceof StatusError && err.code === 410;
+export const isExpired = (err: unknown): boolean => hasStatusCode(err, 410);
 
 // A watch that ended by itself this quickly with nothing in it means a server problem: relist.
 class ShortWatchError extends Error {}

@@ -4,7 +4,7 @@
 // Expiry is judged on the local clock from when the record was last observed to change, so clock
 // skew between candidates does not matter. Writes are compare-and-swap on resourceVersion.
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
-import { StatusError } from '../apiserver/errors.js';
+import { hasStatusCode } from '../apiserver/errors.js';
 import { realClock, type Clock } from '../util/clock.js';
 
 export interface LeaderElectionRecord {
@@ -262,7 +262,7 @@ export class LeaderElector {
     try {
       current = await lock.get(signal);
     } catch (err) {
-      if (!(err instanceof StatusError && err.code === 404)) throw err;
+      if (!hasStatusCode(err, 404)) throw err;
       await lock.create(record, signal);
       this.setObserved(record);
       return true;

@@ -5,7 +5,7 @@
 // stage takes over: a lifecycle is a chain of stages, with no per-object polling.
 import { metaNamespaceKeyFunc, type MetaObject } from '../client/indexer.js';
 import { ItemExponentialFailureRateLimiter, WorkQueue } from '../client/workqueue.js';
-import { StatusError } from '../apiserver/errors.js';
+import { hasStatusCode } from '../apiserver/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { builtinFunctions, type Env, type SimFunction } from './expr.js';
@@ -131,7 +131,7 @@ export class StageEngine<T extends MetaObject> {
         await this.sync(key);
         this.backoff.forget(key);
       } catch (err) {
-        if (err instanceof StatusError && err.code === 404) {
+        if (hasStatusCode(err, 404)) {
           this.forget(key);
         } else {
           this.opts.logger.warn({ err, key }, 'stage step failed; retrying');

@@ -3,7 +3,7 @@
 // interval on one deadline heap and share the process's request limiter, so 5,000 nodes make a
 // steady 500 writes/s rather than bursts. Node status itself is played by the node stages.
 import type { Lease, Node } from '../api/types.js';
-import { StatusError } from '../apiserver/errors.js';
+import { hasStatusCode } from '../apiserver/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { builtinFunctions } from './expr.js';
@@ -46,7 +46,6 @@ function microTime(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '000Z');
 }
 
-const isConflict = (err: unknown) => err instanceof StatusError && err.code === 409;
 
 export class NodeFleet {
   readonly names: readonly string[];
@@ -98,7 +97,7 @@ export class NodeFleet {
           try {
             return await this.opts.api.createNode(node);
           } catch (err) {
-            if (!isConflict(err)) throw err;
+            if (!hasStatusCode(err, 409)) throw err;
             return this.opts.api.getNode(this.names[i]!);
           }
         });
@@ -142,16 +141,16 @@ export class NodeFleet {
         });
         return;
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        if (!hasStatusCode(err, 409)) throw err;
         lease = await this.opts.api.getLease(name);
       }
     }
     try {
       this.leases[i] = await this.opts.api.updateLease({ ...lease, spec: { ...lease.spec, ...spec } });
     } catch (err) {
-      if (!isConflict(err)) {
+      if (!hasStatusCode(err, 409)) {
         // Gone (e.g. deleted by hand): create it again next time.
-        if (err instanceof StatusError && err.code === 404) this.leases[i] = undefined;
+        if (hasStatusCode(err, 404)) this.leases[i] = undefined;
         throw err;
       }
       // Someone else wrote it: renew on top of the current version, once, as the kubelet retries.

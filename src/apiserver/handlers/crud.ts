@@ -4,7 +4,7 @@ import { apiVersionOf } from '../../api/meta.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
 import { toTable } from '../printers/table.js';
-import { badRequest, notFound, StatusError } from '../errors.js';
+import { badRequest, hasStatusCode, notFound, StatusError } from '../errors.js';
 import { decodeObjectBody, readBody } from '../http/body.js';
 import { writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
@@ -186,7 +186,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
       deleted.push(withTypeMeta(r.resource, out.object));
     } catch (err) {
       // Gone meanwhile: that is what was asked.
-      if (!(err instanceof StatusError && err.code === 404)) throw err;
+      if (!hasStatusCode(err, 404)) throw err;
     }
   }
   writeObject(r.res, 200, {

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DeleteOptions, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { ObjectMeta } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../apiserver/errors.js';
 import type { MetaObject } from '../../client/indexer.js';
 import type { ListerWatcher } from '../../client/informer.js';
 import type { ObjectRef } from './graph.js';
@@ -25,7 +25,6 @@ export interface GarbageCollectorClient {
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 
-const hasStatus = (err: unknown, code: number): boolean => err instanceof StatusError && err.code === code;
 
 // Conflicts mean someone else wrote in between; a few fresh reads settle it, else the queue retries.
 const maxConflictRetries = 5;
@@ -40,7 +39,7 @@ export async function getLive(client: GarbageCollectorClient, ref: ObjectRef): P
     const obj = await resourceOf(client, ref).get(ref.name);
     return obj.metadata?.uid === ref.uid ? obj : undefined;
   } catch (err) {
-    if (hasStatus(err, 404)) return undefined;
+    if (hasStatusCode(err, 404)) return undefined;
     throw err;
   }
 }
@@ -56,13 +55,13 @@ export async function deleteObject(client: GarbageCollectorClient, ref: ObjectRe
     try {
       await rc.delete(ref.name, { propagationPolicy: policy, preconditions: { uid: ref.uid, resourceVersion: withVersion ? resourceVersion : undefined } });
     } catch (err) {
-      if (!hasStatus(err, 404)) throw err;
+      if (!hasStatusCode(err, 404)) throw err;
     }
   };
   try {
     await remove(resourceVersion !== undefined);
   } catch (err) {
-    if (!hasStatus(err, 409) || resourceVersion === undefined) throw err;
+    if (!hasStatusCode(err, 409) || resourceVersion === undefined) throw err;
     const live = await getLive(client, ref);
     if (!live) return;
     if (!isDeepStrictEqual(live.metadata?.ownerReferences ?? [], latest.metadata?.ownerReferences ?? [])) throw err;
@@ -84,8 +83,8 @@ async function patchMetadata(client: GarbageCollectorClient, ref: ObjectRef, cha
       await resourceOf(client, ref).patch(ref.name, 'merge', { metadata: { ...fields, resourceVersion: live.metadata.resourceVersion } });
       return;
     } catch (err) {
-      if (hasStatus(err, 404)) return;
-      if (!hasStatus(err, 409) || attempt >= maxConflictRetries) throw err;
+      if (hasStatusCode(err, 404)) return;
+      if (!hasStatusCode(err, 409) || attempt >= maxConflictRetries) throw err;
     }
   }
 }

@@ -4,7 +4,7 @@
 import type { Namespace, NamespaceCondition } from 'kubernetes-types/core/v1.js';
 import { resources, type ResourceInfo } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../apiserver/errors.js';
 import type { Clock } from '../../util/clock.js';
 
 export const finalizerKubernetes = 'kubernetes';
@@ -26,7 +26,6 @@ function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-const isNotFound = (err: unknown) => err instanceof StatusError && err.code === 404;
 
 export async function deleteContent(client: Client, namespace: string): Promise<DeleteResult> {
   const remaining = new Map<string, number>();
@@ -42,7 +41,7 @@ export async function deleteContent(client: Client, namespace: string): Promise<
           // A Status means it is gone; an object means it lingers (grace period, finalizers).
           if ((out as { kind?: string }).kind === 'Status') continue;
         } catch (err) {
-          if (isNotFound(err)) continue;
+          if (hasStatusCode(err, 404)) continue;
           throw err;
         }
       }
@@ -84,7 +83,7 @@ export async function finalize(client: Client, ns: Namespace): Promise<void> {
   try {
     await rc.subresource('PUT', ns.metadata!.name!, 'finalize', { ...ns, spec: { ...ns.spec, finalizers } });
   } catch (err) {
-    if (!isNotFound(err)) throw err;
+    if (!hasStatusCode(err, 404)) throw err;
   }
 }
 
@@ -95,6 +94,6 @@ export async function updateConditions(client: Client, ns: Namespace, result: De
     await client.resource<Namespace>('', 'v1', 'namespaces').updateStatus({ ...ns, status: { ...ns.status, conditions } });
   } catch (err) {
     // A newer version will be synced again; a vanished namespace needs nothing.
-    if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+    if (!hasStatusCode(err, 404, 409)) throw err;
   }
 }
