@@ -3,7 +3,7 @@
 //   node --import tsx bench/api.ts [--rate 2000] [--seconds 5] [--backends sqlite,etcd]
 // Needs `npm run build` first (the server runs as its own process, as in production).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { EtcdStore } from '../src/storage/etcd/etcd-store.js';
 import { startEtcd } from '../src/storage/testing/etcd-server.js';
 import type { Store } from '../src/storage/store.js';
-import { header, openLoop, percentile, row, type LoadResult } from './load.js';
+import { header, openLoop, percentile, row, withCpu, type LoadResult } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
 const rate = Number(args.flags.get('rate') ?? 2000);
@@ -102,7 +102,23 @@ interface Measured {
   watch: LoadResult;
 }
 
-async function measure(ops: Ops): Promise<Measured> {
+/** CPU milliseconds of the serving side: the server process, or this process for the bare store. */
+type CpuMeter = () => number;
+
+const selfCpu: CpuMeter = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+function processCpu(pid: number): CpuMeter {
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * tick;
+  };
+}
+
+async function measure(ops: Ops, cpu: CpuMeter): Promise<Measured> {
   await ops.seedList();
   const sent = new Map<number, number>();
   const delivery: number[] = [];
@@ -116,10 +132,12 @@ async function measure(ops: Ops): Promise<Measured> {
     firstSeen ||= t;
     lastSeen = t;
   });
-  const create = await openLoop(rate, seconds, (i) => {
-    sent.set(i, performance.now());
-    return ops.create(i);
-  });
+  const create = await withCpu(cpu, () =>
+    openLoop(rate, seconds, (i) => {
+      sent.set(i, performance.now());
+      return ops.create(i);
+    }),
+  );
   const total = Math.round(rate * seconds);
   const deadline = performance.now() + 10_000;
   while (delivery.length < total - create.errors && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -131,13 +149,14 @@ async function measure(ops: Ops): Promise<Measured> {
     p50: percentile(delivery, 50),
     p99: percentile(delivery, 99),
     errors: total - create.errors - delivery.length,
+    done: delivery.length,
   };
-  const get = await openLoop(rate, seconds, () => ops.get(Math.floor(Math.random() * (total - create.errors))));
-  const list = await openLoop(Math.max(1, Math.round(rate / 20)), seconds, () => ops.list());
+  const get = await withCpu(cpu, () => openLoop(rate, seconds, () => ops.get(Math.floor(Math.random() * (total - create.errors)))));
+  const list = await withCpu(cpu, () => openLoop(Math.max(1, Math.round(rate / 20)), seconds, () => ops.list()));
   return { create, get, list, watch };
 }
 
-async function startKite(dataDir: string, store: string): Promise<{ kubeconfig: string; stop: () => Promise<void> }> {
+async function startKite(dataDir: string, store: string): Promise<{ kubeconfig: string; pid: number; stop: () => Promise<void> }> {
   // The API server alone: the scheduler would add its own writes for every pod.
   const proc = spawn(process.execPath, [kiteBin, 'server', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--store', store, '--components', 'apiserver'], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -149,6 +168,7 @@ async function startKite(dataDir: string, store: string): Promise<{ kubeconfig: 
   });
   return {
     kubeconfig: join(dataDir, 'admin.kubeconfig'),
+    pid: proc.pid!,
     stop: () => new Promise<void>((resolve) => {
       proc.once('exit', () => resolve());
       proc.kill('SIGTERM');
@@ -171,11 +191,11 @@ async function main(): Promise<void> {
     const etcd = backend === 'etcd' ? await startEtcd() : undefined;
     try {
       const bare: Store = etcd ? new EtcdStore({ endpoints: [etcd.endpoint], prefix: '/bare' }) : new SqliteStore(join(dir, 'bare.db'));
-      print(backend, 'store', await measure(storeOps(bare)));
+      print(backend, 'store', await measure(storeOps(bare), selfCpu));
       await bare.close();
       const server = await startKite(join(dir, 'kite'), etcd ? `etcd://${etcd.endpoint}` : 'sqlite');
       const rest = new RestClient(await loadKubeconfig(server.kubeconfig));
-      print(backend, 'API', await measure(apiOps(rest)));
+      print(backend, 'API', await measure(apiOps(rest), processCpu(server.pid)));
       rest.close();
       await server.stop();
     } finally {

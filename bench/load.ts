@@ -7,6 +7,10 @@ export interface LoadResult {
   p50: number;
   p99: number;
   errors: number;
+  /** Operations that completed. */
+  done: number;
+  /** CPU the serving side spent per completed operation, in microseconds, when measured. */
+  cpuUsPerOp?: number;
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -42,12 +46,19 @@ export async function openLoop(rate: number, seconds: number, op: (i: number) =>
   await Promise.all(running);
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { offered: rate, achieved: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return { offered: rate, achieved: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, done: latencies.length };
 }
 
 export function row(name: string, r: LoadResult): string {
   const f = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
-  return `| ${name} | ${r.offered} | ${r.achieved.toFixed(0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} |`;
+  return `| ${name} | ${r.offered} | ${r.achieved.toFixed(0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${r.cpuUsPerOp === undefined ? '-' : r.cpuUsPerOp.toFixed(0)} |`;
 }
 
-export const header = '| operation | offered/s | achieved/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|---|';
+export const header = '| operation | offered/s | achieved/s | p50 ms | p99 ms | errors | server CPU µs/op |\n|---|---|---|---|---|---|---|';
+
+/** Runs a load and adds the CPU the serving side spent per completed operation. */
+export async function withCpu(cpuMs: () => number, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const before = cpuMs();
+  const r = await run();
+  return { ...r, cpuUsPerOp: ((cpuMs() - before) * 1000) / Math.max(1, r.done) };
+}
