@@ -170,4 +170,21 @@ describe('Registry', () => {
     stop();
     assert.deepEqual(replayed.slice(0, 4), ['MODIFIED w', 'MODIFIED w', 'DELETED w', 'ADDED h0']);
   });
+
+  it('answers a watch and a paged list from below the compacted revision with 410 Expired', async () => {
+    const first = await reg.create('default', cm('c0'), write);
+    for (let i = 1; i < 10; i++) await reg.create('default', cm(`c${i}`), write);
+    const page = await reg.list('default', { selection: everything, limit: 3 });
+    await reg.create('default', cm('later'), write);
+    await store.compact(await store.currentRevision());
+    const failures: number[] = [];
+    await reg.watch('default', { selection: everything, resourceVersion: first.metadata.resourceVersion }, {
+      event: () => true,
+      fail: (err) => failures.push(err.code),
+      end: () => undefined,
+    });
+    for (let i = 0; i < 50 && failures.length === 0; i++) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(failures, [410]);
+    assert.equal(await statusOf(reg.list('default', { selection: everything, limit: 3, continueToken: page.continueToken })), 410);
+  });
 });
