@@ -2,7 +2,7 @@
 // tested against an in-memory fake (testing/fake-client.ts); schedulerClientFrom adapts the typed Client.
 import type { Client } from '../client/client.js';
 import type { ListerWatcher } from '../client/informer.js';
-import type { EventsV1Event, Namespace, Node, Pod, PodCondition } from '../api/types.js';
+import type { EventsV1Event, Namespace, Node, Pod, PodCondition, ReplicaSet, Service } from '../api/types.js';
 
 export interface PodStatusPatch {
   conditions?: PodCondition[];
@@ -14,6 +14,9 @@ export interface SchedulerClient {
   pods: ListerWatcher<Pod>;
   nodes: ListerWatcher<Node>;
   namespaces: ListerWatcher<Namespace>;
+  /** For the default topology spreading selector; without them pods get no default spreading. */
+  services?: ListerWatcher<Service>;
+  replicaSets?: ListerWatcher<ReplicaSet>;
   /** POST pods/binding. */
   bind(pod: Pod, nodeName: string): Promise<void>;
   /** Strategic-merge patch of pods/status (conditions merge by type). */
@@ -32,6 +35,8 @@ export function schedulerClientFrom(client: Client): SchedulerClient {
     pods,
     nodes: client.resource<Node>('', 'v1', 'nodes'),
     namespaces: client.resource<Namespace>('', 'v1', 'namespaces'),
+    services: client.resource<Service>('', 'v1', 'services'),
+    replicaSets: client.resource<ReplicaSet>('apps', 'v1', 'replicasets'),
     bind: (pod, nodeName) => client.bind(pod, nodeName),
     async patchPodStatus(namespace, name, patch) {
       await pods.namespace(namespace).patch(name, 'strategic', { status: patch }, { subresource: 'status' });

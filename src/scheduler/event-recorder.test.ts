@@ -28,6 +28,18 @@ describe('EventRecorder', () => {
     assert.deepEqual(ev.regarding, { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web', uid: 'u1', resourceVersion: undefined });
   });
 
+  it('names a related object, which tells events about one pod apart', async () => {
+    const { client, rec } = setup();
+    const victim = makePod().name('low').uid('u1').obj();
+    for (const by of ['a', 'b']) rec.eventf(victim, 'Normal', 'Preempted', 'Preempting', `by ${by}`, makePod().name(by).uid(`u-${by}`).obj());
+    await rec.stop();
+    assert.deepEqual(
+      client.events.map((e) => e.related),
+      ['a', 'b'].map((n) => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: n, uid: `u-${n}`, resourceVersion: undefined })),
+    );
+    assert.deepEqual(client.eventPatches, []);
+  });
+
   it('turns repeats into a series: count 2 at once, later counts on refresh and at the end', async () => {
     const { client, clock, rec } = setup();
     const pod = makePod().name('web').obj();

@@ -23,6 +23,11 @@ export function truncateNote(note: string): string {
 /** metav1.MicroTime in RFC 3339 with microseconds. */
 export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
+const podRef = (pod: Pod) => {
+  const m = pod.metadata ?? {};
+  return { apiVersion: 'v1', kind: 'Pod', namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion };
+};
+
 export interface EventRecorderOptions {
   client: SchedulerClient;
   clock: Clock;
@@ -52,11 +57,13 @@ export class EventRecorder {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  eventf(regarding: Pod, type: 'Normal' | 'Warning', reason: string, action: string, note: string): void {
+  /** An event about `regarding`; `related` is a second object involved (e.g. the preemptor of a victim). */
+  eventf(regarding: Pod, type: 'Normal' | 'Warning', reason: string, action: string, note: string, related?: Pod): void {
     const now = this.opts.clock.now();
     const meta = regarding.metadata ?? {};
-    const ref = { apiVersion: 'v1', kind: 'Pod', namespace: meta.namespace, name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion };
-    const key = JSON.stringify([action, reason, this.opts.reportingController, ref.kind, ref.namespace, ref.name, ref.uid]);
+    const ref = podRef(regarding);
+    const rel = related && podRef(related);
+    const key = JSON.stringify([action, reason, this.opts.reportingController, ref.kind, ref.namespace, ref.name, ref.uid, rel?.namespace, rel?.name, rel?.uid]);
     const existing = this.cache.get(key);
     if (existing) {
       if (existing.series) {
@@ -82,6 +89,7 @@ export class EventRecorder {
       type,
       note: truncateNote(note),
       regarding: ref,
+      ...(rel ? { related: rel } : {}),
     };
     this.cache.set(key, ev);
     this.track(this.opts.client.createEvent(ev), ev);

@@ -43,7 +43,7 @@ describe('Scheduler', () => {
     assert.equal(scheduled?.action, 'Binding');
     assert.equal(scheduled?.reportingController, 'default-scheduler');
     const other = bound.pod === 'default/web' ? 'default/second' : 'default/web';
-    assert.equal(h.podScheduled(other)?.message, '0/1 nodes are available: 1 Insufficient cpu.');
+    assert.equal(h.podScheduled(other)?.message, '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.');
     await h.stop();
   });
 
@@ -57,7 +57,7 @@ describe('Scheduler', () => {
       ],
       [makePod().name('web').req({ cpu: '2' }).obj()],
     );
-    const want = `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {${cp}: }.`;
+    const want = `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {${cp}: }. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.`;
     const cond = h.podScheduled('default/web');
     assert.deepEqual([cond?.status, cond?.reason, cond?.message], ['False', 'Unschedulable', want]);
     const ev = h.client.events.find((e) => e.reason === 'FailedScheduling');
@@ -186,7 +186,7 @@ describe('Scheduler', () => {
     h.client.namespaces.upsert({ metadata: { name: 'default' } });
     await h.start([makeNode().name('node-1').capacity({ cpu: '1' }).obj()], [makePod().name('a').namespace('cold').obj(), makePod().name('b').obj()]);
     assert.deepEqual(h.client.binds, [{ pod: 'default/b', node: 'node-1' }]);
-    assert.equal(h.podScheduled('cold/a')?.message, '0/1 nodes are available: 1 namespace is frozen.');
+    assert.equal(h.podScheduled('cold/a')?.message, '0/1 nodes are available: 1 namespace is frozen. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.');
     await h.stop();
   });
 
@@ -194,7 +194,7 @@ describe('Scheduler', () => {
     const h = new Harness();
     const holder = makePod().name('holder').hostPort(8080).nodeName('node-1').obj();
     await h.start([makeNode().name('node-1').capacity({ cpu: '1' }).obj()], [holder, makePod().name('web').hostPort(8080).obj()]);
-    assert.equal(h.podScheduled('default/web')?.message, "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.");
+    assert.equal(h.podScheduled('default/web')?.message, "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
     h.client.pods.remove(holder);
     await h.advance(1_000);
     assert.deepEqual(h.client.binds, [{ pod: 'default/web', node: 'node-1' }]);
@@ -207,7 +207,7 @@ describe('Scheduler', () => {
       [makeNode().name('a').capacity({ cpu: '1' }).obj(), makeNode().name('b').capacity({ cpu: '1' }).obj()],
       [makePod().name('web').nodeSelector({ disk: 'ssd' }).obj()],
     );
-    assert.equal(h.podScheduled('default/web')?.message, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.");
+    assert.equal(h.podScheduled('default/web')?.message, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
     await h.stop();
   });
 
@@ -222,7 +222,8 @@ describe('Scheduler', () => {
       }) as Plugin;
     const h = new Harness({
       registry: { ...inTreeRegistry, FakePreemption: preempt },
-      profiles: [{ schedulerName: 'default-scheduler', plugins: [...defaultPlugins, { name: 'FakePreemption' }] }],
+      // In place of DefaultPreemption, so that only its message and nomination count.
+      profiles: [{ schedulerName: 'default-scheduler', plugins: [...defaultPlugins.filter((p) => p.name !== 'DefaultPreemption'), { name: 'FakePreemption' }] }],
     });
     await h.start([makeNode().name('node-1').capacity({ cpu: '1' }).obj()], [makePod().name('web').req({ cpu: '2' }).obj()]);
     assert.equal(
@@ -276,7 +277,7 @@ describe('Scheduler', () => {
     await h.start([makeNode().name('node-1').capacity({ cpu: '1' }).obj()], [pod, makePod().name('next').req({ cpu: '1' }).obj()]);
     assert.equal(h.client.binds.length, 0);
     // The waiting pod holds the node's cpu: the next pod does not fit.
-    assert.equal(h.podScheduled('default/next')?.message, '0/1 nodes are available: 1 Insufficient cpu.');
+    assert.equal(h.podScheduled('default/next')?.message, '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.');
     handle!.getWaitingPod(pod.metadata!.uid!)!.allow('Gate');
     await h.settle();
     assert.deepEqual(h.client.binds, [{ pod: 'default/web', node: 'node-1' }]);

@@ -3,10 +3,10 @@
 // and hands it to an asynchronous binding cycle, so binds overlap the next pods' scheduling.
 // Failures report PodScheduled=False (reason Unschedulable and upstream's message) through
 // pods/status and a FailedScheduling event, and the pod waits in the queue for a helpful event.
-import type { Namespace, Node, Pod, PodCondition } from '../api/types.js';
+import type { Namespace, Node, Pod, PodCondition, ReplicaSet, Service } from '../api/types.js';
 import { isPodPhaseTerminal, POD_REASON_SCHEDULING_GATED } from '../api/pod/status.js';
 import { Client } from '../client/client.js';
-import { DeletedFinalStateUnknown } from '../client/indexer.js';
+import { DeletedFinalStateUnknown, namespaceIndex } from '../client/indexer.js';
 import { SharedInformer } from '../client/informer.js';
 import { realClock, type Clock, type Timer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
@@ -17,7 +17,7 @@ import { EventRecorder, truncateNote } from './event-recorder.js';
 import { CycleState } from './framework/cycle-state.js';
 import { Diagnosis, FitError, NoNodesAvailableError } from './framework/diagnosis.js';
 import { AssignedPodAdd, AssignedPodDelete, NodeAdd, assignedPodUpdateActions, nodeUpdateActions, type ClusterEventWithHint } from './framework/events.js';
-import type { NominatingInfo, QueuedPodInfo } from './framework/interface.js';
+import type { NominatingInfo, QueuedPodInfo, WorkloadLister } from './framework/interface.js';
 import { Framework, type Profile, type Registry } from './framework/runtime.js';
 import { Code, isSuccess, Status } from './framework/status.js';
 import { PodInfo, podKey, podUID, type NodeInfo } from './framework/types.js';
@@ -82,6 +82,9 @@ export class Scheduler {
   private readonly podInformer: SharedInformer<Pod>;
   private readonly nodeInformer: SharedInformer<Node>;
   private readonly namespaceInformer: SharedInformer<Namespace>;
+  /** Only when the client serves them (default topology spreading). */
+  private readonly serviceInformer?: SharedInformer<Service>;
+  private readonly replicaSetInformer?: SharedInformer<ReplicaSet>;
   private readonly pending = new Set<Promise<void>>();
   private readonly percentageOfNodesToScore: number;
   private nextStartNodeIndex = 0;
@@ -99,7 +102,12 @@ export class Scheduler {
     // frameworks reach the queue through this indirection.
     const nominator = { nominatedPodsForNode: (node: string) => this.queue.nominatedPodsForNode(node) };
     const events = new Map<string, ClusterEventWithHint[]>();
+    const workloads: WorkloadLister = {
+      services: (ns) => this.serviceInformer?.indexer.byIndex(namespaceIndex, ns) ?? [],
+      replicaSet: (ns, name) => this.replicaSetInformer?.indexer.getByKey(`${ns}/${name}`),
+    };
     for (const profile of opts.profiles ?? [defaultProfile()]) {
+      const recorder = new EventRecorder({ client: this.client, clock: this.clock, logger: this.logger, reportingController: profile.schedulerName });
       const fwk = new Framework({
         registry: opts.registry ?? inTreeRegistry,
         profile,
@@ -109,12 +117,11 @@ export class Scheduler {
         snapshot: this.snapshot,
         nominator,
         namespaceLabels: (ns) => this.namespaceInformer.indexer.getByKey(ns)?.metadata?.labels,
+        workloads,
+        eventRecorder: recorder,
       });
       this.frameworks.set(profile.schedulerName, fwk);
-      this.recorders.set(
-        profile.schedulerName,
-        new EventRecorder({ client: this.client, clock: this.clock, logger: this.logger, reportingController: profile.schedulerName }),
-      );
+      this.recorders.set(profile.schedulerName, recorder);
       for (const [name, evs] of fwk.eventsToRegister()) events.set(name, [...(events.get(name) ?? []), ...evs]);
     }
     const first = [...this.frameworks.values()][0]!;
@@ -131,6 +138,8 @@ export class Scheduler {
     this.podInformer = new SharedInformer<Pod>(this.client.pods, { clock: this.clock, onError });
     this.nodeInformer = new SharedInformer<Node>(this.client.nodes, { clock: this.clock, onError });
     this.namespaceInformer = new SharedInformer<Namespace>(this.client.namespaces, { clock: this.clock, onError });
+    if (this.client.services) this.serviceInformer = new SharedInformer<Service>(this.client.services, { clock: this.clock, onError });
+    if (this.client.replicaSets) this.replicaSetInformer = new SharedInformer<ReplicaSet>(this.client.replicaSets, { clock: this.clock, onError });
     this.podInformer.addEventHandler({
       onAdd: (pod) => this.onPodAdd(pod),
       onUpdate: (oldPod, newPod) => this.onPodUpdate(oldPod, newPod),
@@ -156,6 +165,8 @@ export class Scheduler {
     this.podInformer.start();
     this.nodeInformer.start();
     this.namespaceInformer.start();
+    this.serviceInformer?.start();
+    this.replicaSetInformer?.start();
     this.queue.run();
     for (const r of this.recorders.values()) r.start();
     if (this.opts.assumedPodTTLMs) this.cleanupTimer = every(this.clock, 1_000, () => this.cleanupAssumedPods());
@@ -170,12 +181,12 @@ export class Scheduler {
     this.cleanupTimer?.cancel();
     await this.loop;
     await Promise.allSettled([...this.pending]);
-    await Promise.all([this.podInformer.stop(), this.nodeInformer.stop(), this.namespaceInformer.stop(), ...[...this.recorders.values()].map((r) => r.stop())]);
+    await Promise.all([...this.informers().map((i) => i.stop()), ...[...this.recorders.values()].map((r) => r.stop())]);
   }
 
   private async run(signal: AbortSignal): Promise<void> {
     try {
-      await Promise.all([this.podInformer, this.nodeInformer, this.namespaceInformer].map((i) => i.waitForSync(signal)));
+      await Promise.all(this.informers().map((i) => i.waitForSync(signal)));
     } catch {
       return;
     }
@@ -191,6 +202,11 @@ export class Scheduler {
       // Let informer events and binding responses in between pods.
       await yieldToEventLoop();
     }
+  }
+
+  private informers(): Pick<SharedInformer<Pod>, 'stop' | 'waitForSync'>[] {
+    const all = [this.podInformer, this.nodeInformer, this.namespaceInformer, this.serviceInformer, this.replicaSetInformer];
+    return all.filter((i) => i !== undefined);
   }
 
   private frameworkForPod(pod: Pod): Framework | undefined {

@@ -9,10 +9,11 @@
 // while it runs, which is what lets one thread score thousands of nodes without locks. Binding is
 // asynchronous and overlaps the next pods' cycles.
 import type { Labels } from '../../api/labels.js';
-import type { Pod } from '../../api/types.js';
+import type { Pod, ReplicaSet, Service } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { SchedulerClient } from '../client.js';
+import type { EventRecorder } from '../event-recorder.js';
 import type { CycleState } from './cycle-state.js';
 import type { NodeToStatus } from './diagnosis.js';
 import type { ClusterEventWithHint } from './events.js';
@@ -165,6 +166,12 @@ export interface PodNominator {
   nominatedPodsForNode(nodeName: string): readonly PodInfo[];
 }
 
+/** The Services and ReplicaSets a pod may belong to (PodTopologySpread's default spreading selector). */
+export interface WorkloadLister {
+  services(namespace: string): readonly Service[];
+  replicaSet(namespace: string, name: string): ReplicaSet | undefined;
+}
+
 /** A pod held at Permit. */
 export interface WaitingPod {
   readonly pod: Pod;
@@ -184,6 +191,9 @@ export interface Handle {
   readonly nominator: PodNominator;
   /** The labels of a namespace (for affinity terms' namespaceSelector); undefined if unknown. */
   namespaceLabels(namespace: string): Labels | undefined;
+  readonly workloads: WorkloadLister;
+  /** Events under the profile's scheduler name (e.g. Preempted on preemption victims). */
+  readonly eventRecorder: EventRecorder;
   getWaitingPod(uid: string): WaitingPod | undefined;
   iterateOverWaitingPods(fn: (wp: WaitingPod) => void): void;
   /** Runs Filter as the scheduler does, counting pods nominated to the node with priority >= pod's. */

@@ -6,6 +6,7 @@ import type { Pod } from '../../api/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { SchedulerClient } from '../client.js';
+import { EventRecorder } from '../event-recorder.js';
 import { CycleState } from './cycle-state.js';
 import type { NodeToStatus } from './diagnosis.js';
 import { ActionType, type ClusterEventWithHint } from './events.js';
@@ -34,6 +35,7 @@ import {
   type ReservePlugin,
   type ScorePlugin,
   type WaitingPod,
+  type WorkloadLister,
 } from './interface.js';
 import { Code, isSuccess, Status, type Result } from './status.js';
 import { NodeInfo, podPriority, podUID, type PodInfo } from './types.js';
@@ -68,7 +70,16 @@ export interface FrameworkOptions {
   nominator: PodNominator;
   /** Namespace labels from the scheduler's namespace informer. */
   namespaceLabels?: (namespace: string) => Labels | undefined;
+  /** Services and ReplicaSets from the scheduler's informers; none without them. */
+  workloads?: WorkloadLister;
+  /** The profile's recorder (the scheduler's, which it starts and flushes); default: a new one. */
+  eventRecorder?: EventRecorder;
 }
+
+const noWorkloads: WorkloadLister = {
+  services: () => [],
+  replicaSet: () => undefined,
+};
 
 /** Permit may hold a pod at most this long. */
 export const MAX_PERMIT_TIMEOUT_MS = 15 * 60_000;
@@ -120,6 +131,8 @@ export class Framework implements Handle {
   readonly nominator: PodNominator;
   private readonly lister: NodeInfoLister;
   private readonly nsLabels?: (namespace: string) => Labels | undefined;
+  readonly workloads: WorkloadLister;
+  readonly eventRecorder: EventRecorder;
 
   private readonly queueSortPlugin: QueueSortPlugin;
   private readonly preEnqueuePlugins: PreEnqueuePlugin[] = [];
@@ -145,6 +158,9 @@ export class Framework implements Handle {
     this.nominator = opts.nominator;
     this.lister = opts.snapshot;
     this.nsLabels = opts.namespaceLabels;
+    this.workloads = opts.workloads ?? noWorkloads;
+    this.eventRecorder =
+      opts.eventRecorder ?? new EventRecorder({ client: opts.client, clock: opts.clock, logger: opts.logger, reportingController: opts.profile.schedulerName });
     let queueSort: QueueSortPlugin | undefined;
     for (const cfg of opts.profile.plugins) {
       const factory = opts.registry[cfg.name];

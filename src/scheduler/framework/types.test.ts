@@ -20,6 +20,21 @@ describe('AffinityTerm', () => {
   }
 });
 
+describe('AffinityTerm matchLabelKeys and mismatchLabelKeys', () => {
+  const owner = makePod().namespace('shop').labels({ app: 'web', version: 'v2', track: 'canary' }).obj();
+  const pod = (labels: Record<string, string>) => makePod().namespace('shop').labels(labels).obj();
+  const term = { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone', matchLabelKeys: ['version', 'absent'], mismatchLabelKeys: ['track'] };
+  const cases = [
+    { name: 'same version, other track', labels: { app: 'web', version: 'v2', track: 'stable' }, want: true },
+    { name: 'another version', labels: { app: 'web', version: 'v1', track: 'stable' }, want: false },
+    { name: 'the same track', labels: { app: 'web', version: 'v2', track: 'canary' }, want: false },
+  ];
+  for (const c of cases) it(c.name, () => assert.equal(AffinityTerm.parse(owner, term).matches(pod(c.labels), undefined), c.want));
+  it('a nil labelSelector still selects nothing', () => {
+    assert.equal(AffinityTerm.parse(owner, { topologyKey: 'zone', matchLabelKeys: ['version'] }).matches(pod({ version: 'v2' }), undefined), false);
+  });
+});
+
 describe('HostPortInfo', () => {
   it('defaults the address to 0.0.0.0 and the protocol to TCP', () => {
     const ports = new HostPortInfo();

@@ -2,6 +2,7 @@
 // a plugin needs per node is precomputed when a pod or node changes (requests, host ports, image
 // states, pods carrying affinity terms), never per scheduling cycle.
 import type { PodAffinityTerm, WeightedPodAffinityTerm } from 'kubernetes-types/core/v1.js';
+import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import type { Node, Pod } from '../../api/types.js';
 import { labelSelectorAsSelector, type Labels, type Selector } from '../../api/labels.js';
 import { isRestartableInitContainer } from '../../api/pod/status.js';
@@ -14,6 +15,20 @@ export function podKey(pod: Pod): string {
 
 export const podUID = (pod: Pod): string => pod.metadata?.uid ?? podKey(pod);
 export const podPriority = (pod: Pod): number => pod.spec?.priority ?? 0;
+
+/**
+ * The term's labelSelector with matchLabelKeys (key in (the pod's value)) and mismatchLabelKeys
+ * (key notin (value)) merged in, for keys the pod has. Upstream's API server merges them when the
+ * pod is created; merging again here is harmless (the requirements repeat).
+ */
+function withLabelKeys(pod: Pod, term: PodAffinityTerm): LabelSelector | undefined {
+  const sel = term.labelSelector;
+  if (!sel || (!term.matchLabelKeys?.length && !term.mismatchLabelKeys?.length)) return sel;
+  const labels = pod.metadata?.labels ?? {};
+  const extra = (keys: string[] | undefined, operator: 'In' | 'NotIn') =>
+    (keys ?? []).filter((k) => labels[k] !== undefined).map((key) => ({ key, operator, values: [labels[key]!] }));
+  return { ...sel, matchExpressions: [...(sel.matchExpressions ?? []), ...extra(term.matchLabelKeys, 'In'), ...extra(term.mismatchLabelKeys, 'NotIn')] };
+}
 
 /** A pod affinity term with its selectors parsed (upstream's framework.AffinityTerm). */
 export class AffinityTerm {
@@ -28,7 +43,7 @@ export class AffinityTerm {
     const namespaces = new Set<string>(term.namespaces ?? []);
     // No namespaces and no namespace selector means the pod's own namespace.
     if (namespaces.size === 0 && !term.namespaceSelector) namespaces.add(pod.metadata?.namespace ?? '');
-    return new AffinityTerm(namespaces, labelSelectorAsSelector(term.labelSelector), term.topologyKey, labelSelectorAsSelector(term.namespaceSelector));
+    return new AffinityTerm(namespaces, labelSelectorAsSelector(withLabelKeys(pod, term)), term.topologyKey, labelSelectorAsSelector(term.namespaceSelector));
   }
 
   /** Whether the term selects pod, given the labels of pod's namespace. */

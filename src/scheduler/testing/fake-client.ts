@@ -7,7 +7,7 @@ import type { MetaObject } from '../../client/indexer.js';
 import { metaNamespaceKeyFunc } from '../../client/indexer.js';
 import type { WatchEvent } from '../../client/rest.js';
 import { StatusError } from '../../apiserver/errors.js';
-import type { EventsV1Event, Namespace, Node, Pod } from '../../api/types.js';
+import type { EventsV1Event, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 import type { PodStatusPatch, SchedulerClient } from '../client.js';
 
 export class FakeListerWatcher<T extends MetaObject> implements ListerWatcher<T> {
@@ -69,6 +69,8 @@ export class FakeSchedulerClient implements SchedulerClient {
   readonly pods = new FakeListerWatcher<Pod>();
   readonly nodes = new FakeListerWatcher<Node>();
   readonly namespaces = new FakeListerWatcher<Namespace>();
+  readonly services = new FakeListerWatcher<Service>();
+  readonly replicaSets = new FakeListerWatcher<ReplicaSet>();
   readonly binds: { pod: string; node: string }[] = [];
   readonly statusPatches: { pod: string; patch: PodStatusPatch }[] = [];
   readonly events: EventsV1Event[] = [];
