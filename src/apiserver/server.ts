@@ -33,7 +33,8 @@ import type { Admitter } from './registry/registry.js';
 import { parseRequestInfo, type RequestInfo } from './http/requestinfo.js';
 import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
-import { methodNotAllowed, StatusError } from './errors.js';
+import { hasStatusCode, methodNotAllowed, StatusError } from './errors.js';
+import type { StoredObject } from '../api/meta.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { openapiV3Doc, openapiV3Root } from './openapi/v3.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handleUpdate } from './handlers/crud.js';
@@ -181,8 +182,11 @@ export class ApiServer {
 
   private admitter(): Admitter {
     const lookups: AdmissionLookups = {
-      getNamespace: async (name) => this.registries.cached('', 'namespaces', '', name),
-      getPriorityClass: async (name) => this.registries.cached('scheduling.k8s.io', 'priorityclasses', '', name),
+      // The cache may lag a namespace created a moment ago (etcd's watch is asynchronous): on a miss,
+      // read storage, as upstream's NamespaceLifecycle falls back to a live lookup.
+      getNamespace: async (name) => this.registries.cached('', 'namespaces', '', name) ?? this.liveGet('', 'namespaces', name),
+      getPriorityClass: async (name) =>
+        this.registries.cached('scheduling.k8s.io', 'priorityclasses', '', name) ?? this.liveGet('scheduling.k8s.io', 'priorityclasses', name),
       listPriorityClasses: async () => this.registries.cachedList('scheduling.k8s.io', 'priorityclasses'),
     };
     const chain = new AdmissionChain([
@@ -194,6 +198,15 @@ export class ApiServer {
       mutate: (operation, a) => chain.admit({ operation, ...a }),
       validate: (operation, a) => chain.validate({ operation, ...a }),
     };
+  }
+
+  private async liveGet(group: string, resource: string, name: string): Promise<StoredObject | undefined> {
+    try {
+      return await this.registries.of(group, resource).get('', name);
+    } catch (err) {
+      if (hasStatusCode(err, 404)) return undefined;
+      throw err;
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
