@@ -117,3 +117,52 @@ export async function eventually<T>(fn: () => T | undefined | Promise<T | undefi
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
+
+export interface KiteSim {
+  proc: ChildProcess;
+  /** Milliseconds from spawn until the sim reported every node registered. */
+  registeredMs: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `kite sim --kubeconfig K --nodes N [--node-template F]` from dist and resolves once it reports
+ * every node registered (nodes are named sim-0..sim-N-1; one sim per cluster).
+ */
+export async function startSim(server: { kubeconfig: string }, nodes: number, opts: { nodeTemplate?: string; extraArgs?: string[]; timeoutMs?: number } = {}): Promise<KiteSim> {
+  const args = [kiteBin, 'sim', '--kubeconfig', server.kubeconfig, '--nodes', String(nodes), ...(opts.nodeTemplate ? ['--node-template', opts.nodeTemplate] : []), ...(opts.extraArgs ?? [])];
+  const started = Date.now();
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
+  });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const registeredMs = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`kite sim did not register ${nodes} nodes in time:\n${stderr}`)), opts.timeoutMs ?? 120_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (/nodes registered in/.test(out)) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', onData);
+        resolve(Date.now() - started);
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kite sim exited with ${code} before its nodes registered:\n${stderr}`));
+    });
+  });
+  proc.stdout!.resume();
+  return {
+    proc,
+    registeredMs,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

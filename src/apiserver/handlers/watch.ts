@@ -2,7 +2,7 @@
 // BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
 import { apiVersionOf, type StoredObject } from '../../api/meta.js';
 import { badRequest, type StatusError } from '../errors.js';
-import { boolQuery, intQuery, query, type ResourceRequest } from './context.js';
+import { boolQuery, intQuery, query, withTypeMeta, type ResourceRequest } from './context.js';
 import { render } from './crud.js';
 import { selectionFor } from './selectors.js';
 
@@ -10,6 +10,9 @@ import { selectionFor } from './selectors.js';
 const minRequestTimeoutSeconds = 1800;
 const bookmarkIntervalMs = 60_000;
 const maxBufferedBytes = 16 * 1024 * 1024;
+
+/** The JSON of event objects shared by many watchers (the cache hands each the same instance). */
+const serialized = new WeakMap<object, string>();
 
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const selection = selectionFor(r, r.info.name || undefined);
@@ -38,10 +41,10 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     for (const t of timers) t.cancel();
     res.end();
   };
-  const write = (type: string, object: unknown): boolean => {
+  const write = (type: string, object: unknown, objectJson = JSON.stringify(object)): boolean => {
     if (closed) return false;
     if (!res.headersSent) startResponse();
-    res.write(`${JSON.stringify({ type, object })}\n`);
+    res.write(`{"type":"${type}","object":${objectJson}}\n`);
     if (res.writableLength > maxBufferedBytes) {
       finish();
       return false;
@@ -71,7 +74,14 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     {
       event: (type, obj) => {
         lastRv = Math.max(lastRv, Number(obj.metadata.resourceVersion ?? 0));
-        return write(type, render(r, obj));
+        if (r.output.kind !== 'object') return write(type, render(r, obj));
+        // Every plain-JSON watcher of this event sends the same bytes: serialize once.
+        let json = serialized.get(obj);
+        if (json === undefined) {
+          json = JSON.stringify(withTypeMeta(r.resource, obj));
+          serialized.set(obj, json);
+        }
+        return write(type, undefined, json);
       },
       fail: (err: StatusError) => {
         write('ERROR', err.toStatus());

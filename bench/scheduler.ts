@@ -1,0 +1,359 @@
+// bench/scheduler: the scheduler inside `kite server` against `kite sim` clusters of simulated
+// nodes, fed a burst of pods of mixed kinds at a bounded concurrency; and, in the same run, the bare
+// write rate of the store underneath (every bind is one store write) as the ceiling.
+//   node --import tsx bench/scheduler.ts [--nodes 500,5000] [--pods 10000] [--concurrency 64] [--mix mixed|plain]
+// Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
+//
+// Per cluster size it reports:
+//   - sim: time from spawning `kite sim` to every node Ready (seen on a node watch);
+//   - create/s: how fast the API accepted the burst;
+//   - bound/s: pods from the first create sent to the last pod seen bound (spec.nodeName on a pod watch);
+//   - p50/p99: per-pod latency from its create being sent to its binding seen on the watch, client-side
+//     clocks (creationTimestamp has one-second resolution);
+//   - Running: time from the first create to the last pod seen Running;
+//   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from '../src/cli/args.js';
+import { RestClient } from '../src/client/rest.js';
+import { loadKubeconfig } from '../src/client/kubeconfig.js';
+import { defaultPlugins } from '../src/scheduler/registry.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { percentile } from './load.js';
+
+const args = parseArgs(process.argv.slice(2));
+const nodeCounts = (args.flags.get('nodes') ?? '500,5000').split(',').map(Number);
+const podCount = Number(args.flags.get('pods') ?? 10000);
+const concurrency = Number(args.flags.get('concurrency') ?? 64);
+/** "plain" is upstream's SchedulingBasic shape (plain pods only); "mixed" adds the other kinds. */
+const plainOnly = (args.flags.get('mix') ?? 'mixed') === 'plain';
+const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const ns = 'bench';
+
+const registered = (name: string) => defaultPlugins.some((p) => p.name === name);
+const withAffinity = registered('InterPodAffinity');
+const withSpread = registered('PodTopologySpread');
+
+type Kind = 'plain' | 'nodeSelector' | 'antiAffinity' | 'spread';
+
+/** Out of every ten pods: 6 plain, 2 nodeSelector, 1 anti-affinity, 1 topology spread (plain instead when the plugin is absent). */
+function kindOf(i: number): Kind {
+  if (plainOnly) return 'plain';
+  const slot = i % 10;
+  if (slot === 8 && withAffinity) return 'antiAffinity';
+  if (slot === 9 && withSpread) return 'spread';
+  if (slot === 6 || slot === 7) return 'nodeSelector';
+  return 'plain';
+}
+
+function pod(i: number): object {
+  const kind = kindOf(i);
+  const labels: Record<string, string> = { app: 'bench', kind };
+  const spec: Record<string, unknown> = {
+    terminationGracePeriodSeconds: 1,
+    containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m', memory: '64Mi' } } }],
+  };
+  if (kind === 'nodeSelector') spec.nodeSelector = { type: 'kwok', 'kubernetes.io/os': 'linux' };
+  if (kind === 'antiAffinity') {
+    // Groups of 10 replicas that must not share a node.
+    labels['anti-group'] = `g${Math.floor(i / 100)}`;
+    spec.affinity = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'anti-group': labels['anti-group'] } }, topologyKey: 'kubernetes.io/hostname' }],
+      },
+    };
+  }
+  if (kind === 'spread') {
+    // Groups of 50 replicas spread over nodes with maxSkew 1 (the default node template has no zones).
+    labels['spread-group'] = `s${Math.floor(i / 500)}`;
+    spec.topologySpreadConstraints = [
+      { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { 'spread-group': labels['spread-group'] } } },
+    ];
+  }
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: ns, labels }, spec };
+}
+
+function rssMiB(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+interface Proc {
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function spawnKite(argv: string[], ready: RegExp, stdoutSeen?: (line: string) => void): Promise<Proc & { match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, [kiteBin, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
+  });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const lines = out.split('\n');
+      out = lines.pop()!;
+      for (const line of lines) {
+        stdoutSeen?.(line);
+        const m = ready.exec(line);
+        if (m) resolve({ proc, match: m, stop: async () => (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGTERM'), await exited) });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`kite ${argv[0]} exited with ${code}:\n${stderr.slice(-4000)}`)));
+  });
+}
+
+/** Follows a watch from a list's resourceVersion, resuming after the stream ends, until aborted. */
+function follow<T extends { metadata: { resourceVersion?: string } }>(rest: RestClient, path: string, rv: string, onEvent: (type: string, obj: T) => void, signal: AbortSignal): Promise<void> {
+  return (async () => {
+    while (!signal.aborted) {
+      try {
+        for await (const e of rest.watch<T>({ path, query: { watch: true, resourceVersion: rv, allowWatchBookmarks: true }, signal })) {
+          if (e.type === 'ERROR') throw new Error(JSON.stringify(e.object));
+          if (e.object.metadata.resourceVersion) rv = e.object.metadata.resourceVersion;
+          if (e.type !== 'BOOKMARK') onEvent(e.type, e.object);
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        console.error(`watch ${path} ended: ${String(err)}; resuming from ${rv}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  })();
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (!cond()) {
+    if (performance.now() > deadline) {
+      console.error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+      return false;
+    }
+    await sleep(20);
+  }
+  return true;
+}
+
+interface Result {
+  nodes: number;
+  simRegisteredS: number;
+  nodesReadyS: number;
+  createPerS: number;
+  boundPerS: number;
+  bound: number;
+  p50: number;
+  p99: number;
+  runningS: number;
+  running: number;
+  serverRssPeak: number;
+  serverRssEnd: number;
+  simRssPeak: number;
+  loadBefore: number;
+  loadAfter: number;
+}
+
+interface PodLike {
+  metadata: { name: string; resourceVersion?: string };
+  spec?: { nodeName?: string };
+  status?: { phase?: string };
+}
+/** A pod as the API stored and served it (defaults, managedFields, status): the ceiling writes values of its size. */
+let samplePod: PodLike | undefined;
+
+interface NodeLike {
+  metadata: { name: string; resourceVersion?: string };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+async function runCluster(nodes: number): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-sched-'));
+  const abort = new AbortController();
+  let server: Proc | undefined;
+  let sim: Proc | undefined;
+  const loadBefore = loadavg()[0]!;
+  try {
+    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/);
+    const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
+    const rest = new RestClient(await loadKubeconfig(kubeconfig));
+    let serverRssPeak = 0;
+    let simRssPeak = 0;
+    const sampler = setInterval(() => {
+      serverRssPeak = Math.max(serverRssPeak, rssMiB(server?.proc.pid) || 0);
+      simRssPeak = Math.max(simRssPeak, rssMiB(sim?.proc.pid) || 0);
+    }, 250);
+
+    // Nodes Ready, from a node watch started before the sim.
+    const ready = new Set<string>();
+    const nodeList = await rest.request<{ metadata: { resourceVersion: string } }>({ path: '/api/v1/nodes' });
+    const nodeWatch = follow<NodeLike>(
+      rest,
+      '/api/v1/nodes',
+      nodeList.metadata.resourceVersion,
+      (type, n) => {
+        const isReady = type !== 'DELETED' && n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        if (isReady) ready.add(n.metadata.name);
+        else ready.delete(n.metadata.name);
+      },
+      abort.signal,
+    );
+    const simStart = performance.now();
+    let simRegisteredS = NaN;
+    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes)], /nodes registered in ([\d.]+)s/);
+    simRegisteredS = (performance.now() - simStart) / 1000;
+    await until(() => ready.size >= nodes, 120_000, `${nodes} nodes Ready`);
+    const nodesReadyS = (performance.now() - simStart) / 1000;
+
+    await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+
+    // Pods: bound and Running as seen on one watch.
+    const sent = new Float64Array(podCount);
+    const boundAt = new Float64Array(podCount);
+    const runningAt = new Float64Array(podCount);
+    let bound = 0;
+    let running = 0;
+    let lastBound = 0;
+    let lastRunning = 0;
+    const podList = await rest.request<{ metadata: { resourceVersion: string } }>({ path: `/api/v1/namespaces/${ns}/pods` });
+    const podWatch = follow<PodLike>(
+      rest,
+      `/api/v1/namespaces/${ns}/pods`,
+      podList.metadata.resourceVersion,
+      (type, p) => {
+        if (type === 'DELETED') return;
+        const i = Number(p.metadata.name.slice(2));
+        const t = performance.now();
+        if (p.spec?.nodeName && !boundAt[i]) {
+          boundAt[i] = t;
+          samplePod ??= p;
+          bound++;
+          lastBound = t;
+        }
+        if (p.status?.phase === 'Running' && !runningAt[i]) {
+          runningAt[i] = t;
+          running++;
+          lastRunning = t;
+        }
+      },
+      abort.signal,
+    );
+
+    const first = performance.now();
+    let next = 0;
+    let createErrors = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < podCount) {
+          const i = next++;
+          sent[i] = performance.now();
+          try {
+            await rest.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/pods`, body: pod(i) });
+          } catch (err) {
+            if (createErrors++ < 5) console.error(`create p-${i}: ${String(err)}`);
+          }
+        }
+      }),
+    );
+    const createdS = (performance.now() - first) / 1000;
+    await until(() => bound >= podCount - createErrors, 300_000, `${podCount} pods bound (${nodes} nodes)`);
+    await until(() => running >= podCount - createErrors, 120_000, `${podCount} pods Running (${nodes} nodes)`);
+    clearInterval(sampler);
+    const serverRssEnd = rssMiB(server.proc.pid);
+    serverRssPeak = Math.max(serverRssPeak, serverRssEnd || 0);
+
+    const latencies: number[] = [];
+    for (let i = 0; i < podCount; i++) if (boundAt[i]) latencies.push(boundAt[i]! - sent[i]!);
+    latencies.sort((a, b) => a - b);
+    abort.abort();
+    await Promise.allSettled([nodeWatch, podWatch]);
+    rest.close();
+    return {
+      nodes,
+      simRegisteredS,
+      nodesReadyS,
+      createPerS: (podCount - createErrors) / createdS,
+      boundPerS: bound / ((lastBound - first) / 1000),
+      bound,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      runningS: (lastRunning - first) / 1000,
+      running,
+      serverRssPeak,
+      serverRssEnd,
+      simRssPeak,
+      loadBefore,
+      loadAfter: loadavg()[0]!,
+    };
+  } finally {
+    abort.abort();
+    await sim?.stop();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The ceiling: SqliteStore updates of values the size of a stored pod (a bind rewrites the pod once),
+ * one after another on a temp database, as the API server's store does them.
+ */
+async function storeCeiling(): Promise<{ updatesPerS: number; valueBytes: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-store-'));
+  const store = new SqliteStore(join(dir, 'bare.db'));
+  try {
+    const n = Math.min(podCount, 10_000);
+    const sample = (samplePod ?? pod(0)) as { metadata: Record<string, unknown>; spec?: Record<string, unknown> };
+    const value = (i: number, nodeName?: string) =>
+      JSON.stringify({ ...sample, metadata: { ...sample.metadata, name: `p-${i}`, resourceVersion: undefined }, spec: { ...sample.spec, nodeName } });
+    const revs: number[] = [];
+    for (let i = 0; i < n; i++) revs.push((await store.create(`/registry/pods/${ns}/p-${i}`, value(i))).modRevision);
+    const bodies = Array.from({ length: n }, (_, i) => value(i, `sim-${i % 500}`));
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await store.update(`/registry/pods/${ns}/p-${i}`, bodies[i]!, revs[i]!);
+    const s = (performance.now() - t0) / 1000;
+    return { updatesPerS: n / s, valueBytes: bodies[0]!.length };
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+
+async function main(): Promise<void> {
+  const mix = plainOnly ? 'all plain' : `60% plain, 20% nodeSelector, ${withAffinity ? '10% required anti-affinity (groups of 10, hostname)' : '10% plain (InterPodAffinity not registered)'}, ${withSpread ? '10% topology spread (groups of 50, hostname, maxSkew 1)' : '10% plain (PodTopologySpread not registered)'}`;
+  console.log(`bench/scheduler: ${podCount} pods (${mix}), created ${concurrency} at a time; node counts ${nodeCounts.join(', ')}`);
+  console.log(`machine: ${(await import('node:os')).cpus().length} CPUs, load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  const results: Result[] = [];
+  for (const nodes of nodeCounts) {
+    const r = await runCluster(nodes);
+    results.push(r);
+    console.error(`done: ${nodes} nodes`);
+  }
+  const ceiling = await storeCeiling();
+  console.log('| nodes | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const boundNote = r.bound < podCount ? ` (${r.bound}/${podCount} bound)` : '';
+    const runNote = r.running < podCount ? ` (${r.running}/${podCount})` : '';
+    console.log(
+      `| ${r.nodes} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
+    );
+  }
+  console.log(`| store ceiling | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | |`);
+}
+
+await main();
