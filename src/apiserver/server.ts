@@ -11,9 +11,9 @@ import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
 import { ControllerManager } from '../controllers/manager.js';
-import { Scheduler } from '../scheduler/scheduler.js';
-import { Client } from '../client/client.js';
-import { RestClient, type RestConfig } from '../client/rest.js';
+import { Worker } from 'node:worker_threads';
+import type { RestConfig } from '../client/rest.js';
+import type { SchedulerWorkerMessage } from '../scheduler/worker.js';
 import { EventSweeper } from './eventttl.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
@@ -74,7 +74,7 @@ export class ApiServer {
   private authenticator!: RequestAuthenticator;
   private authorizer!: Authorizer;
   private controllers?: ControllerManager;
-  private scheduler?: { scheduler: Scheduler; rest: RestClient };
+  private scheduler?: Worker;
   private eventSweeper?: EventSweeper;
   private readonly metrics = new ApiMetrics();
   private readonly clock: Clock;
@@ -148,10 +148,8 @@ export class ApiServer {
       this.controllers.start();
     }
     if (components.includes('scheduler')) {
-      const rest = new RestClient(await this.componentConfig('kube-scheduler'));
-      const scheduler = new Scheduler({ client: new Client(rest), clock: this.clock, logger: logger.child({ component: 'scheduler' }) });
-      this.scheduler = { rest, scheduler };
-      scheduler.start();
+      this.scheduler = new Worker(new URL('../scheduler/worker.js', import.meta.url), { workerData: { rest: await this.componentConfig('kube-scheduler') } });
+      this.scheduler.on('error', (err) => logger.error({ err }, 'scheduler thread failed'));
     }
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
@@ -165,8 +163,7 @@ export class ApiServer {
 
   async stop(): Promise<void> {
     this.ready = false;
-    await this.scheduler?.scheduler.stop();
-    this.scheduler?.rest.close();
+    if (this.scheduler) await stopWorker(this.scheduler);
     await this.controllers?.stop();
     this.eventSweeper?.stop();
     await this.compactor?.stop();
@@ -338,6 +335,17 @@ export class ApiServer {
         throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
   }
+}
+
+/** Asks the scheduler thread to stop cleanly (bindings and events in flight), then ends it. */
+async function stopWorker(worker: Worker): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 10_000);
+    worker.once('message', (m: SchedulerWorkerMessage) => m === 'stopped' && (clearTimeout(timer), resolve()));
+    worker.once('exit', () => (clearTimeout(timer), resolve()));
+    worker.postMessage('stop' satisfies SchedulerWorkerMessage);
+  });
+  await worker.terminate();
 }
 
 function splitHostPort(listen: string): [string, string] {
