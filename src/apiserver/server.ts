@@ -10,10 +10,9 @@ import { Compactor } from '../storage/compactor.js';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
-import { ControllerManager } from '../controllers/manager.js';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { RestConfig } from '../client/rest.js';
-import type { SchedulerWorkerMessage } from '../scheduler/worker.js';
+import { startThread, stopThread } from '../util/component-thread.js';
 import { EventSweeper } from './eventttl.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
@@ -73,8 +72,8 @@ export class ApiServer {
   private pki!: Pki;
   private authenticator!: RequestAuthenticator;
   private authorizer!: Authorizer;
-  private controllers?: ControllerManager;
-  private scheduler?: Worker;
+  /** The components beside the API server, one thread each. */
+  private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
   private readonly metrics = new ApiMetrics();
   private readonly clock: Clock;
@@ -143,13 +142,13 @@ export class ApiServer {
       user: 'kubernetes-admin',
     });
     const components = this.opts.components ?? allComponents;
-    if (components.includes('controllers')) {
-      this.controllers = new ControllerManager({ rest: await this.componentConfig('kube-controller-manager'), clock: this.clock, logger });
-      this.controllers.start();
-    }
-    if (components.includes('scheduler')) {
-      this.scheduler = new Worker(new URL('../scheduler/worker.js', import.meta.url), { workerData: { rest: await this.componentConfig('kube-scheduler') } });
-      this.scheduler.on('error', (err) => logger.error({ err }, 'scheduler thread failed'));
+    const entries: Record<Component, [string, URL]> = {
+      controllers: ['kube-controller-manager', new URL('../controllers/worker.js', import.meta.url)],
+      scheduler: ['kube-scheduler', new URL('../scheduler/worker.js', import.meta.url)],
+    };
+    for (const c of components) {
+      const [identity, entry] = entries[c];
+      this.threads.push(startThread(entry, await this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed')));
     }
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
@@ -163,8 +162,7 @@ export class ApiServer {
 
   async stop(): Promise<void> {
     this.ready = false;
-    if (this.scheduler) await stopWorker(this.scheduler);
-    await this.controllers?.stop();
+    await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
     await this.compactor?.stop();
     this.registries?.stop();
@@ -335,17 +333,6 @@ export class ApiServer {
         throw methodNotAllowed('the server does not allow this method on the requested resource');
     }
   }
-}
-
-/** Asks the scheduler thread to stop cleanly (bindings and events in flight), then ends it. */
-async function stopWorker(worker: Worker): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 10_000);
-    worker.once('message', (m: SchedulerWorkerMessage) => m === 'stopped' && (clearTimeout(timer), resolve()));
-    worker.once('exit', () => (clearTimeout(timer), resolve()));
-    worker.postMessage('stop' satisfies SchedulerWorkerMessage);
-  });
-  await worker.terminate();
 }
 
 function splitHostPort(listen: string): [string, string] {

@@ -1,23 +1,19 @@
-// The scheduler on its own thread: filtering and scoring thousands of nodes must not stall the API
-// server's event loop, and a second core is there to use. It talks to the API like any client.
-import { parentPort, workerData } from 'node:worker_threads';
+// The scheduler's thread entry: filtering and scoring thousands of nodes stays off the API server's loop.
 import { Client } from '../client/client.js';
-import { RestClient, type RestConfig } from '../client/rest.js';
+import { RestClient } from '../client/rest.js';
 import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
+import { runInThread } from '../util/component-thread.js';
 import { Scheduler } from './scheduler.js';
 
-/** Messages between the thread that starts the scheduler and this one. */
-export type SchedulerWorkerMessage = 'stop' | 'stopped';
-
-const rest = new RestClient((workerData as { rest: RestConfig }).rest);
-const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger: newLogger('scheduler') });
-scheduler.start();
-
-parentPort!.on('message', (m: SchedulerWorkerMessage) => {
-  if (m !== 'stop') return;
-  void scheduler.stop().finally(() => {
-    rest.close();
-    parentPort!.postMessage('stopped' satisfies SchedulerWorkerMessage);
-  });
+runInThread((config) => {
+  const rest = new RestClient(config);
+  const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger: newLogger('scheduler') });
+  return {
+    start: () => scheduler.start(),
+    stop: async () => {
+      await scheduler.stop();
+      rest.close();
+    },
+  };
 });

@@ -1,0 +1,7 @@
+// The controller manager's thread entry: informers on every resource stay off the API server's loop.
+import { realClock } from '../util/clock.js';
+import { newLogger } from '../util/log.js';
+import { runInThread } from '../util/component-thread.js';
+import { ControllerManager } from './manager.js';
+
+runInThread((rest) => new ControllerManager({ rest, clock: realClock, logger: newLogger('controller-manager') }));
