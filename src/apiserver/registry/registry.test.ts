@@ -90,6 +90,9 @@ describe('Registry', () => {
     assert.equal(await statusOf(reg.update('default', 'a', () => stale, write)), 409);
     const same = await reg.update('default', 'a', () => a, write);
     assert.equal(same.object.metadata.resourceVersion, a.metadata.resourceVersion, 'a no-op does not write');
+    const reordered = { data: a.data, metadata: { ...a.metadata }, kind: a.kind, apiVersion: a.apiVersion };
+    const stillSame = await reg.update('default', 'a', () => reordered, write);
+    assert.equal(stillSame.object.metadata.resourceVersion, a.metadata.resourceVersion, 'key order is not a change');
     const changed = await reg.update('default', 'a', (cur) => ({ ...cur!, data: { k: 'v' } }), write);
     assert.notEqual(changed.object.metadata.resourceVersion, a.metadata.resourceVersion);
     assert.equal(changed.object.metadata.generation, 2);

@@ -101,8 +101,18 @@ function randomSuffix(): string {
   return s;
 }
 
+/** Equality of what would be stored: key order and undefined fields do not count, as in upstream's encoding. */
 function stableEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, value: unknown) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) sorted[k] = (value as Record<string, unknown>)[k];
+    return sorted;
+  });
 }
 
 function nowTime(ms: number): string {
