@@ -58,6 +58,8 @@ describe('hostile and malformed requests', () => {
     ['an invalid label selector', () => ({ path: `${pods}?labelSelector=a%20in%20(` }), 400, 'BadRequest'],
     ['an unsupported field selector', () => ({ path: `${pods}?fieldSelector=spec.bogus%3Dx` }), 400, 'BadRequest', /field label not supported: spec\.bogus/],
     ['a non-numeric resourceVersion', () => ({ path: `${pods}?watch=true&resourceVersion=abc` }), 400, 'BadRequest'],
+    ['resourceVersionMatch without a resourceVersion', () => ({ path: `${pods}?resourceVersionMatch=NotOlderThan` }), 422, 'Invalid', /ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided/],
+    ['sendInitialEvents without bookmarks', () => ({ path: `${pods}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan` }), 422, 'Invalid', /allowWatchBookmarks: Forbidden/],
     ['a garbage continue token', () => ({ path: `${pods}?limit=1&continue=%%%` }), 400, 'BadRequest'],
     ['a bad dryRun value', () => ({ method: 'POST', path: `${pods}?dryRun=Some`, body: goodPod('dr') }), 400, 'BadRequest'],
     ['a JSON patch that is not a list', () => ({ method: 'PATCH', path: `${pods}/exists`, body: '{"op":"add"}', headers: { 'Content-Type': 'application/json-patch+json' } }), 400, 'BadRequest'],

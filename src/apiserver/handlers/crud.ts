@@ -10,6 +10,7 @@ import { writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
 import { boolQuery, dryRunOf, intQuery, query, withTypeMeta, type ResourceRequest } from './context.js';
 import { selectionFor } from './selectors.js';
+import { validateListOptions } from './listoptions.js';
 import { fieldManagerFor, trackManagedFields } from './managed.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -51,6 +52,7 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
 }
 
 export async function handleList(r: ResourceRequest): Promise<void> {
+  validateListOptions(r, false);
   const selection = selectionFor(r);
   const limit = intQuery(r, 'limit');
   const result = await r.registry.list(r.info.namespace, {

@@ -1,10 +1,11 @@
 // WATCH: newline-delimited JSON events over a chunked response, from the watch cache.
 // BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
 import { apiVersionOf, type StoredObject } from '../../api/meta.js';
-import { badRequest, type StatusError } from '../errors.js';
+import type { StatusError } from '../errors.js';
 import { boolQuery, intQuery, query, withTypeMeta, type ResourceRequest } from './context.js';
 import { render } from './crud.js';
 import { selectionFor } from './selectors.js';
+import { validateListOptions } from './listoptions.js';
 
 /** Upstream's --min-request-timeout: watches without timeoutSeconds last 30 to 60 minutes. */
 const minRequestTimeoutSeconds = 1800;
@@ -18,16 +19,8 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const selection = selectionFor(r, r.info.name || undefined);
   const timeoutSeconds = intQuery(r, 'timeoutSeconds') ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
   const bookmarks = boolQuery(r, 'allowWatchBookmarks');
+  validateListOptions(r, true);
   const sendInitialEvents = query(r, 'sendInitialEvents');
-  const rvMatch = query(r, 'resourceVersionMatch');
-  if (sendInitialEvents !== undefined) {
-    if (rvMatch !== 'NotOlderThan') {
-      throw badRequest(`resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`);
-    }
-    if (!bookmarks) throw badRequest('allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true');
-  } else if (rvMatch) {
-    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
-  }
 
   const res = r.res;
   let closed = false;
