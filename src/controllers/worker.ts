@@ -4,4 +4,5 @@ import { newLogger } from '../util/log.js';
 import { runInThread } from '../util/component-thread.js';
 import { ControllerManager } from './manager.js';
 
-runInThread((rest) => new ControllerManager({ rest, clock: realClock, logger: newLogger('controller-manager') }));
+const logger = newLogger('controller-manager');
+runInThread({ leaseName: 'kube-controller-manager', logger, make: (rest) => new ControllerManager({ rest, clock: realClock, logger }) });

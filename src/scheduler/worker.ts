@@ -6,14 +6,19 @@ import { newLogger } from '../util/log.js';
 import { runInThread } from '../util/component-thread.js';
 import { Scheduler } from './scheduler.js';
 
-runInThread((config) => {
-  const rest = new RestClient(config);
-  const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger: newLogger('scheduler') });
-  return {
-    start: () => scheduler.start(),
-    stop: async () => {
-      await scheduler.stop();
-      rest.close();
-    },
-  };
+const logger = newLogger('scheduler');
+runInThread({
+  leaseName: 'kube-scheduler',
+  logger,
+  make: (config) => {
+    const rest = new RestClient(config);
+    const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger });
+    return {
+      start: () => scheduler.start(),
+      stop: async () => {
+        await scheduler.stop();
+        rest.close();
+      },
+    };
+  },
 });

@@ -40,6 +40,13 @@ describe('kubectl against kite server', () => {
     assert.match(out, /Server Version: v1\.33\.0/);
   });
 
+  it('runs the scheduler and the controller manager under leases in kube-system', async () => {
+    for (const lease of ['kube-scheduler', 'kube-controller-manager']) {
+      const holder = await eventually(() => kubectl(server, ['-n', 'kube-system', 'get', 'lease', lease, '-o', 'jsonpath={.spec.holderIdentity}']).stdout || undefined, `the ${lease} lease`);
+      assert.match(holder, /_[0-9a-f-]{36}$/);
+    }
+  });
+
   it('applies the seed pod, then configures it after a label change', () => {
     assert.equal(kubectlOk(server, ['apply', '-f', '-'], webPod).trim(), 'pod/web created');
     const changed = webPod.replace('app: web', 'app: web\n    tier: frontend');
