@@ -140,7 +140,11 @@ export class EtcdStore implements Store {
           }
         });
         // Stream errors arrive as raw gRPC errors; unary calls get them typed by the client.
-        stream.on('error', (err) => end(storageError(castGrpcError(err), opts.prefix) as Error));
+        stream.on('error', (err) => {
+          const mapped = storageError(castGrpcError(err), opts.prefix);
+          // A broken stream is one to re-watch, whatever gRPC calls it (UNAVAILABLE, or INTERNAL for a reset).
+          end(mapped instanceof StorageError ? mapped : new StorageError('Unavailable', opts.prefix, `etcd watch stream broke: ${err.message}`));
+        });
         stream.on('end', () => end(new StorageError('Unavailable', opts.prefix, 'etcd ended the watch stream')));
         // Starting at afterRevision itself (not +1) makes etcd refuse exactly when afterRevision is
         // compacted, as the SQLite store does; the event at afterRevision is skipped above.
