@@ -3,6 +3,7 @@
 // renewDeadline; others take over once leaseDuration has passed since they last saw it change.
 // Expiry is judged on the local clock from when the record was last observed to change, so clock
 // skew between candidates does not matter. Writes are compare-and-swap on resourceVersion.
+import { microTime } from '../api/time.js';
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
 import { hasStatusCode } from '../apiserver/errors.js';
 import { realClock, type Clock } from '../util/clock.js';
@@ -33,7 +34,6 @@ export interface LeaseClient {
 }
 
 /** MicroTime as the API serializes it: RFC 3339 with microseconds. */
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/Z$/, '000Z');
 const parseTime = (s: string | undefined) => (s ? Date.parse(s) : 0);
 
 function recordFromSpec(spec: LeaseSpec): LeaderElectionRecord {

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../util/clock.js';
-import { EventRecorder, microTime, NOTE_LENGTH_LIMIT, truncateNote } from './event-recorder.js';
+import { EventRecorder, NOTE_LENGTH_LIMIT, truncateNote } from './event-recorder.js';
+import { microTime } from '../api/time.js';
 import { makePod } from './testing/builders.js';
 import { FakeSchedulerClient } from './testing/fake-client.js';
 import { silentLogger } from './testing/harness.js';

@@ -2,6 +2,7 @@
 // created; a repeat (same action, reason, reporting controller and regarding object) turns it into a
 // series (count 2, patched at once); later repeats only bump the count in memory, which is patched
 // every 30 minutes and once more when the series ends (6 minutes without a repeat).
+import { microTime } from '../api/time.js';
 import os from 'node:os';
 import type { EventsV1Event, Pod } from '../api/types.js';
 import type { Clock, Timer } from '../util/clock.js';
@@ -20,8 +21,6 @@ export function truncateNote(note: string): string {
   return note.slice(0, NOTE_LENGTH_LIMIT - 4) + ' ...';
 }
 
-/** metav1.MicroTime in RFC 3339 with microseconds. */
-export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 const podRef = (pod: Pod) => {
   const m = pod.metadata ?? {};

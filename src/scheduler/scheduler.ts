@@ -3,6 +3,7 @@
 // and hands it to an asynchronous binding cycle, so binds overlap the next pods' scheduling.
 // Failures report PodScheduled=False (reason Unschedulable and upstream's message) through
 // pods/status and a FailedScheduling event, and the pod waits in the queue for a helpful event.
+import { rfc3339 } from '../api/time.js';
 import type { Namespace, Node, Pod, PodCondition, ReplicaSet, Service } from '../api/types.js';
 import { isPodPhaseTerminal, POD_REASON_SCHEDULING_GATED } from '../api/pod/status.js';
 import { Client } from '../client/client.js';
@@ -431,7 +432,7 @@ export class Scheduler {
     const nnnChanged = nominatingInfo?.mode === 'Override' && (pod.status?.nominatedNodeName ?? '') !== nominatingInfo.nominatedNodeName;
     const same = existing && existing.status === cond.status && existing.reason === cond.reason && existing.message === cond.message;
     if (same && !nnnChanged) return;
-    const lastTransitionTime = existing && existing.status === cond.status ? existing.lastTransitionTime : new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const lastTransitionTime = existing && existing.status === cond.status ? existing.lastTransitionTime : rfc3339(this.clock.now());
     const patch = {
       conditions: [{ ...cond, lastProbeTime: null as unknown as string, lastTransitionTime }],
       ...(nnnChanged ? { nominatedNodeName: nominatingInfo!.nominatedNodeName || null } : {}),

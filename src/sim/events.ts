@@ -6,7 +6,7 @@ import type { CoreEvent } from '../api/types.js';
 import type { MetaObject } from '../client/indexer.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { rfc3339 } from './expr.js';
+import { rfc3339 } from '../api/time.js';
 
 /** The fields an event step renders. */
 export interface EventFields {

@@ -10,6 +10,8 @@
 //   item.name, index                     the current element and its position inside "$each"
 //   concat("a", item.name), now()        function calls
 
+import { rfc3339 } from '../api/time.js';
+
 /** What an expression sees: the object, the current "$each" element, and the functions it may call. */
 export interface Env {
   root: unknown;
@@ -230,10 +232,6 @@ export function truthy(v: unknown): boolean {
   return Boolean(v);
 }
 
-/** metav1.Time's wire form: RFC 3339 in UTC with whole seconds. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 const num = (v: unknown): number => {
   const n = typeof v === 'number' ? v : Number(v);

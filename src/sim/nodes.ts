@@ -3,6 +3,7 @@
 // interval on one deadline heap and share the process's request limiter, so 5,000 nodes make a
 // steady 500 writes/s rather than bursts. Node status itself is played by the node stages.
 import type { Lease, Node } from '../api/types.js';
+import { microTime } from '../api/time.js';
 import { hasStatusCode } from '../apiserver/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
@@ -41,10 +42,6 @@ export interface NodeFleetOptions {
 
 export const nodeName = (index: number): string => `sim-${index}`;
 
-/** Lease.spec.renewTime is a MicroTime: RFC 3339 with microseconds. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '000Z');
-}
 
 
 export class NodeFleet {

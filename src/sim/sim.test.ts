@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import type { Pod } from '../api/types.js';
 import { summarizePod } from '../api/pod/status.js';
 import { FakeClock } from '../util/clock.js';
-import { rfc3339 } from './expr.js';
+import { rfc3339 } from '../api/time.js';
 import { startSim } from './sim.js';
 import { FakeSimApi } from './testing.js';
 

@@ -2,6 +2,7 @@
 // owners and conflicts. The manager is ?fieldManager= or the User-Agent's product name.
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import { apiVersionOf } from '../../api/meta.js';
+import { rfc3339 } from '../../api/time.js';
 import { schemaForKind } from '../../api/schema.js';
 import { managerOrUserAgent, updateManagedFields, validatePatchOptions, type ResetFields } from '../patch/apply.js';
 import type { JsonObject } from '../patch/json.js';
@@ -15,10 +16,6 @@ export function fieldManagerFor(r: ResourceRequest): string {
     if (err) throw err;
   }
   return managerOrUserAgent(given, r.req.headers['user-agent'] ?? '');
-}
-
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** Fields a write through this endpoint never owns: status on the main resource, the rest on /status. */

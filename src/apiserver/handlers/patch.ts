@@ -16,7 +16,8 @@ import { applyPatch, validatePatchOptions } from '../patch/apply.js';
 import type { JsonObject } from '../patch/json.js';
 import { dryRunOf, query, type ResourceRequest } from './context.js';
 import { fieldValidationOf, prepareInput, render, writeOptions } from './crud.js';
-import { resetFieldsFor, rfc3339 } from './managed.js';
+import { resetFieldsFor } from './managed.js';
+import { rfc3339 } from '../../api/time.js';
 
 const patchTypes: Record<string, 'json' | 'merge' | 'strategic' | 'apply'> = {
   'application/json-patch+json': 'json',

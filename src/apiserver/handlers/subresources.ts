@@ -15,7 +15,7 @@ import type { DeleteOptions } from '../registry/registry.js';
 import { dryRunOf, type ResourceRequest } from './context.js';
 import { handleGet, handleUpdate, render } from './crud.js';
 import { handlePatch } from './patch.js';
-import { rfc3339 } from './managed.js';
+import { rfc3339 } from '../../api/time.js';
 import { withPodCondition } from '../../api/pod/conditions.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };

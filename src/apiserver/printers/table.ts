@@ -1,6 +1,7 @@
 // Server-side printing: the meta.k8s.io/v1 Table that `kubectl get` asks for with
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`. kubectl prints the columns as given and
 // hides priority > 0 ones unless -o wide, so every cell is always computed here.
+import { rfc3339 } from '../../api/time.js';
 import { apiVersionOf, type KubeObject, type ObjectMeta, type StoredObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { creationTimestampDoc, nameColumn, column, type Printer, type TableColumnDefinition, type TableRowCondition } from './printer.js';
@@ -68,7 +69,7 @@ const defaultPrinter: Printer = {
   print: (obj) => {
     const created = obj.metadata.creationTimestamp ? Date.parse(obj.metadata.creationTimestamp) : NaN;
     // RFC 3339 in UTC without fractional seconds, as Go's time.RFC3339; the zero time when unset.
-    const createdAt = Number.isNaN(created) ? '0001-01-01T00:00:00Z' : new Date(created).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const createdAt = Number.isNaN(created) ? '0001-01-01T00:00:00Z' : rfc3339(created);
     return { cells: [obj.metadata.name, createdAt] };
   },
 };

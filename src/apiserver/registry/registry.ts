@@ -5,6 +5,7 @@ import type { KeyValue, Store } from '../../storage/store.js';
 import { isStorageError } from '../../storage/store.js';
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Clock } from '../../util/clock.js';
+import { rfc3339 } from '../../api/time.js';
 import type { UserInfo } from '../authn/user.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/interface.js';
 import {
@@ -113,10 +114,6 @@ function canonicalJson(v: unknown): string {
     for (const k of Object.keys(value).sort()) sorted[k] = (value as Record<string, unknown>)[k];
     return sorted;
   });
-}
-
-function nowTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 export class Registry {
@@ -387,7 +384,7 @@ export class Registry {
     if (this.info.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     meta.uid = randomUUID();
-    meta.creationTimestamp = nowTime(this.deps.clock.now());
+    meta.creationTimestamp = rfc3339(this.deps.clock.now());
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -595,7 +592,7 @@ export class Registry {
     }
     if (grace === 0 && finalizerList.length === 0 && !this.strategy.holdsDeletion?.(current)) return { kind: 'now' };
     if (!meta.deletionTimestamp || grace < (meta.deletionGracePeriodSeconds ?? 0)) {
-      meta.deletionTimestamp = nowTime(now + grace * 1000);
+      meta.deletionTimestamp = rfc3339(now + grace * 1000);
       meta.deletionGracePeriodSeconds = grace;
       this.strategy.markDeleting?.(obj);
     }

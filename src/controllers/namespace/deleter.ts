@@ -6,6 +6,7 @@ import { resources, type ResourceInfo } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
 import { hasStatusCode } from '../../apiserver/errors.js';
 import type { Clock } from '../../util/clock.js';
+import { rfc3339 } from '../../api/time.js';
 
 export const finalizerKubernetes = 'kubernetes';
 
@@ -20,10 +21,6 @@ export interface DeleteResult {
   /** Finalizers that hold remaining objects. */
   finalizers: Map<string, number>;
   done: boolean;
-}
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 

@@ -6,6 +6,7 @@
 // Preemption runs synchronously inside the cycle (upstream's behaviour without async preemption).
 // PodDisruptionBudgets are not served by our API yet, so every victim counts as not violating one:
 // the "fewest PDB violations" criterion is always a tie and is not evaluated.
+import { rfc3339 } from '../../../api/time.js';
 import type { Pod, PodCondition } from '../../../api/types.js';
 import { hasStatusCode } from '../../../apiserver/errors.js';
 import type { CycleState } from '../../framework/cycle-state.js';
@@ -282,7 +283,7 @@ class DefaultPreemption implements PostFilterPlugin {
     try {
       if (!existing || existing.status !== condition.status || existing.reason !== condition.reason || existing.message !== condition.message) {
         const lastTransitionTime =
-          existing?.status === condition.status ? existing.lastTransitionTime : new Date(this.handle.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+          existing?.status === condition.status ? existing.lastTransitionTime : rfc3339(this.handle.clock.now());
         await this.handle.client.patchPodStatus(namespace, name, { conditions: [{ ...condition, lastTransitionTime }] });
       }
       await this.handle.client.deletePod(namespace, name, victim.metadata?.uid);
