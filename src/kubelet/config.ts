@@ -1,0 +1,62 @@
+// The kubelet's configuration: the subset of upstream's KubeletConfiguration (kubelet.config.k8s.io)
+// kite honours, with upstream's defaults. Every component of the kubelet takes what it needs from
+// this one object.
+
+export interface KubeletConfig {
+  nodeName: string;
+  /** The node's address (InternalIP) and the one its kubelet API listens on. */
+  nodeIP: string;
+  /** The kubelet's HTTPS port (upstream 10250); 0 picks a free one, reported in the node status. */
+  port: number;
+  /** The kubelet's own state: pods/<uid>/volumes, pod logs, certificates. */
+  rootDir: string;
+  /** Container logs, as /var/log/pods: <namespace>_<name>_<uid>/<container>/<restartCount>.log. */
+  podLogsDir: string;
+  clusterDomain: string;
+  clusterDNS: string[];
+  maxPods: number;
+  /** Node status is posted this often, and at once when it changes (upstream 10 s / 5 m). */
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  /** The node Lease is renewed this often (upstream: a quarter of its 40 s duration). */
+  nodeLeaseDurationSeconds: number;
+  /** CrashLoopBackOff: the first restart delay, doubling up to the cap (upstream 10 s, 300 s). */
+  crashLoopBackOffInitialMs: number;
+  crashLoopBackOffMaxMs: number;
+  /** A container that ran this long cleanly resets its backoff (upstream 10 minutes). */
+  crashLoopBackOffResetMs: number;
+  /** ImagePullBackOff: 10 s doubling to 5 minutes, as upstream. */
+  imagePullBackOffInitialMs: number;
+  imagePullBackOffMaxMs: number;
+  /** Rotate a container's log when it grows past this (upstream containerLogMaxSize 10Mi), keep this many files. */
+  containerLogMaxSize: number;
+  containerLogMaxFiles: number;
+  /** How often the runtime is relisted to notice exits nobody waited for (upstream's PLEG: 1 s). */
+  relistPeriodMs: number;
+  /** The pause image every sandbox runs (containerd's sandbox_image). */
+  podInfraContainerImage: string;
+}
+
+export function defaultKubeletConfig(overrides: Partial<KubeletConfig> & Pick<KubeletConfig, 'nodeName' | 'rootDir'>): KubeletConfig {
+  return {
+    nodeIP: '127.0.0.1',
+    port: 10250,
+    podLogsDir: `${overrides.rootDir}/pod-logs`,
+    clusterDomain: 'cluster.local',
+    clusterDNS: [],
+    maxPods: 110,
+    nodeStatusUpdateFrequencyMs: 10_000,
+    nodeStatusReportFrequencyMs: 5 * 60_000,
+    nodeLeaseDurationSeconds: 40,
+    crashLoopBackOffInitialMs: 10_000,
+    crashLoopBackOffMaxMs: 300_000,
+    crashLoopBackOffResetMs: 10 * 60_000,
+    imagePullBackOffInitialMs: 10_000,
+    imagePullBackOffMaxMs: 300_000,
+    containerLogMaxSize: 10 * 1024 * 1024,
+    containerLogMaxFiles: 5,
+    relistPeriodMs: 1_000,
+    podInfraContainerImage: 'registry.k8s.io/pause:3.10',
+    ...overrides,
+  };
+}
