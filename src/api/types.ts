@@ -1,5 +1,5 @@
 // Re-exports of the kubernetes-types kinds the project uses, under one import path.
-export type { Pod, PodSpec, PodStatus, Container, ContainerStatus, PodCondition, Namespace, Node, NodeStatus, Event as CoreEvent, ConfigMap, Secret, Service, ServicePort, ServiceAccount, Endpoints, Binding, EnvVar, Volume, ContainerPort, Probe, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+export type { Pod, PodSpec, PodStatus, Container, ContainerStatus, PodCondition, Namespace, Node, NodeStatus, Event as CoreEvent, ConfigMap, Secret, Service, ServicePort, ServiceAccount, Endpoints, Binding, EnvVar, Volume, ContainerPort, Probe, ResourceRequirements, ObjectReference } from 'kubernetes-types/core/v1.js';
 export type { Lease } from 'kubernetes-types/coordination/v1.js';
 export type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 export type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
