@@ -1,0 +1,86 @@
+// A real single-node cluster for end-to-end tests: `kite up` (API server, controllers, scheduler,
+// registry, containerd and the kubelet) in its own data directory, torn down with `kite reset`.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { kiteBin, tempDir } from './harness.js';
+
+export interface KiteCluster {
+  url: string;
+  dataDir: string;
+  kubeconfig: string;
+  nodeName: string;
+  proc: ChildProcess;
+  /** Output so far (stderr), for failure messages. */
+  log(): string;
+  /** SIGTERM and wait for exit: containers keep running, as with a kubelet. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  dataDir?: string;
+  extraArgs?: string[];
+  timeoutMs?: number;
+}
+
+/** Where built images are cached across test clusters, so each cluster only pushes them. */
+export const imageCacheDir = join(tmpdir(), 'kite-test-image-cache');
+
+/** Runs `kite up` and resolves once its node has joined. */
+export async function startCluster(opts: ClusterOptions = {}): Promise<KiteCluster> {
+  const dataDir = opts.dataDir ?? tempDir('cluster');
+  const args = [kiteBin, 'up', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--kubelet-port', '0', '--image-cache', imageCacheDir, ...(opts.extraArgs ?? [])];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
+  });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const ready = await new Promise<{ url: string; kubeconfig: string; nodeName: string }>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`kite up was not ready in time:\n${out}\n${stderr}`)), opts.timeoutMs ?? 180_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const url = /listening on (https:\/\/\S+)/.exec(out)?.[1];
+      const kubeconfig = /kubeconfig: (\S+)/.exec(out)?.[1];
+      const nodeName = /node (\S+) joined/.exec(out)?.[1];
+      if (url && kubeconfig && nodeName) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', onData);
+        resolve({ url, kubeconfig, nodeName });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kite up exited with ${code} before it was ready:\n${out}\n${stderr}`));
+    });
+  });
+  proc.stdout!.resume();
+  return {
+    ...ready,
+    dataDir,
+    proc,
+    log: () => stderr,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+    kill: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** `kite reset`: every pod, sandbox, cgroup, bridge and file the cluster made is removed. */
+export function resetCluster(dataDir: string): void {
+  const r = spawnSync(process.execPath, [kiteBin, 'reset', '--data-dir', dataDir], { encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`kite reset failed (${r.status}):\n${r.stderr}${r.stdout}`);
+}
+
+/** Root is needed to run containers; without it the kubelet tests cannot run here. */
+export const canRunContainers = process.getuid?.() === 0;
