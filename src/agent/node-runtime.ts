@@ -1,0 +1,108 @@
+// The container runtime a kite agent runs on: its own supervised containerd with the node's CNI
+// bridge, or an existing CRI endpoint it was pointed at. The node's choices (network, cgroup root,
+// runtime) are recorded in the agent's data dir, so `kite reset` undoes exactly what was made.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import { writeFileAtomic } from '../util/file.js';
+import { Containerd } from '../kubelet/containerd/containerd.js';
+import { Supervisor } from '../kubelet/containerd/supervisor.js';
+import { writeCniConfig, resolvePodNetwork, type PodNetworkOptions, type ResolvedPodNetwork } from '../kubelet/network/cni.js';
+import { recordIpForward, resetPodNetwork } from '../kubelet/network/cleanup.js';
+import { removePodCgroups } from '../kubelet/cm/cgroups.js';
+
+/** What an agent made on this machine, written before anything is made. */
+export interface NodeRecord {
+  nodeName: string;
+  /** Set when kite runs its own containerd; absent for an external --cri-endpoint. */
+  network?: ResolvedPodNetwork;
+  cgroupRoot: string;
+  criEndpoint: string;
+  ownContainerd: boolean;
+}
+
+const recordFile = (dataDir: string) => join(dataDir, 'node.json');
+export const containerdDir = (dataDir: string) => join(dataDir, 'containerd');
+
+export async function readNodeRecord(dataDir: string): Promise<NodeRecord | undefined> {
+  try {
+    return JSON.parse(await readFile(recordFile(dataDir), 'utf8')) as NodeRecord;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+export interface NodeRuntimeOptions {
+  dataDir: string;
+  nodeName: string;
+  /** An existing runtime's socket; kite then starts no containerd of its own. */
+  criEndpoint?: string;
+  /** The local registry containerd pulls every image from (host:port on loopback). */
+  registryHost: string;
+  sandboxImage: string;
+  network?: PodNetworkOptions;
+  cgroupRoot: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class NodeRuntime {
+  private supervisor?: Supervisor;
+  private endpointPath = '';
+
+  constructor(private readonly opts: NodeRuntimeOptions) {}
+
+  /** The CRI socket path. */
+  get endpoint(): string {
+    return this.endpointPath;
+  }
+
+  async start(): Promise<void> {
+    const { opts } = this;
+    const external = opts.criEndpoint?.replace(/^unix:\/\//, '');
+    const network = external ? undefined : resolvePodNetwork(opts.network);
+    const containerd = external
+      ? undefined
+      : new Containerd({ dataDir: containerdDir(opts.dataDir), registryHost: opts.registryHost, sandboxImage: opts.sandboxImage, clock: opts.clock });
+    const record: NodeRecord = {
+      nodeName: opts.nodeName,
+      network,
+      cgroupRoot: opts.cgroupRoot,
+      criEndpoint: external ?? containerd!.socket,
+      ownContainerd: !external,
+    };
+    await writeFileAtomic(recordFile(opts.dataDir), JSON.stringify(record, null, 2) + '\n');
+    this.endpointPath = record.criEndpoint;
+    if (!containerd) return;
+    await recordIpForward(opts.dataDir);
+    await writeCniConfig(containerd.paths.cniConfDir, network);
+    const how = await containerd.start();
+    opts.logger.info({ socket: containerd.socket, how, pid: containerd.processId }, 'containerd ready');
+    this.supervisor = new Supervisor(containerd, {
+      clock: opts.clock,
+      onEvent: (e) => opts.logger.warn({ event: e }, 'containerd supervision'),
+    });
+    this.supervisor.start();
+  }
+
+  /** Stops watching containerd; containerd and the pods keep running, as they do when a kubelet stops. */
+  async stop(): Promise<void> {
+    await this.supervisor?.stop();
+  }
+}
+
+/**
+ * The host half of `kite reset` for one node, after its pods are stopped over CRI: containerd, its
+ * mounts, the bridge, IPAM state, ip_forward and the pods' cgroups.
+ */
+export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: Clock): Promise<{ busyCgroups: string[] }> {
+  if (record.ownContainerd) {
+    const containerd = new Containerd({ dataDir: containerdDir(dataDir), registryHost: '127.0.0.1:0', sandboxImage: '', clock });
+    await containerd.stop();
+    await resetPodNetwork({ dataDir, containerdDataDir: containerdDir(dataDir), network: record.network });
+  }
+  const { busy } = await removePodCgroups(record.cgroupRoot);
+  return { busyCgroups: busy };
+}
