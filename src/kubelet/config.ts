@@ -14,6 +14,8 @@ export interface KubeletConfig {
   podLogsDir: string;
   clusterDomain: string;
   clusterDNS: string[];
+  /** The node's resolver file for dnsPolicy Default (upstream resolvConf); only its loopback servers reach pods. Default /etc/resolv.conf. */
+  resolvConf?: string;
   maxPods: number;
   /** Node status is posted this often, and at once when it changes (upstream 10 s / 5 m). */
   nodeStatusUpdateFrequencyMs: number;

@@ -56,3 +56,18 @@ export function containerIdentity(labels: Record<string, string> | undefined, an
     terminationMessagePolicy: a[CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION] ?? '',
   };
 }
+
+/**
+ * The value of CONTAINER_HASH_ANNOTATION: upstream (1.31+) hashes only the container's name and
+ * image, so a kubelet upgrade never restarts containers and an image change does. FNV-1a, 32 bits,
+ * hex; the runtime manager compares it with the running container's to decide a restart.
+ */
+export function hashContainer(container: { name: string; image?: string }): string {
+  const text = JSON.stringify({ name: container.name, image: container.image ?? '' });
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16);
+}

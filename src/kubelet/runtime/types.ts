@@ -373,3 +373,22 @@ export class RuntimeError extends Error {
 export function isNotFound(err: unknown): boolean {
   return err instanceof RuntimeError && err.code === 'NOT_FOUND';
 }
+
+const goCodeNames: Record<RuntimeErrorCode, string> = {
+  UNKNOWN: 'Unknown',
+  INVALID_ARGUMENT: 'InvalidArgument',
+  DEADLINE_EXCEEDED: 'DeadlineExceeded',
+  NOT_FOUND: 'NotFound',
+  ALREADY_EXISTS: 'AlreadyExists',
+  FAILED_PRECONDITION: 'FailedPrecondition',
+  UNIMPLEMENTED: 'Unimplemented',
+  UNAVAILABLE: 'Unavailable',
+  CANCELLED: 'Canceled',
+  INTERNAL: 'Internal',
+};
+
+/** A runtime error as the kubelet's messages quote it (a Go gRPC status error: "rpc error: code = NotFound desc = ..."). */
+export function formatRuntimeError(err: unknown): string {
+  if (err instanceof RuntimeError) return `rpc error: code = ${goCodeNames[err.code]} desc = ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
