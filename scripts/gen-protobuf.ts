@@ -6,7 +6,7 @@
 //
 // <proto-root> holds local copies of upstream's go-to-protobuf output (Kubernetes 1.33 or later:
 // fields the 1.33 OpenAPI schemas lack are skipped, as 1.33 skips unknown fields) laid out by import path:
-//   k8s.io/api/{core,apps,coordination,discovery,events,scheduling,policy,autoscaling}/v1/generated.proto
+//   k8s.io/api/{core,apps,certificates,coordination,discovery,events,scheduling,policy,autoscaling}/v1/generated.proto
 //   k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
 //   k8s.io/apimachinery/pkg/{api/resource,util/intstr,runtime}/generated.proto
 // taken from kubernetes/kubernetes under staging/src/. Only message and field declarations are read,
@@ -46,6 +46,7 @@ const packageOfGroup: Record<string, string> = {
   'events.k8s.io': 'k8s.io.api.events.v1',
   policy: 'k8s.io.api.policy.v1',
   'scheduling.k8s.io': 'k8s.io.api.scheduling.v1',
+  'certificates.k8s.io': 'k8s.io.api.certificates.v1',
 };
 
 /** Go fields embedded with `json:",inline"` (message → field). */

@@ -180,6 +180,11 @@ const patchMeta: Record<string, Ext> = {
   'io.k8s.api.discovery.v1.EndpointHints.forZones': atomic,
   'io.k8s.api.discovery.v1.EndpointHints.forNodes': atomic,
   'io.k8s.api.discovery.v1.EndpointPort': mapAtomic,
+  'io.k8s.api.certificates.v1.CertificateSigningRequestSpec.request': atomic,
+  'io.k8s.api.certificates.v1.CertificateSigningRequestSpec.usages': atomic,
+  'io.k8s.api.certificates.v1.CertificateSigningRequestSpec.groups': atomic,
+  'io.k8s.api.certificates.v1.CertificateSigningRequestStatus.conditions': listMap(['type']),
+  'io.k8s.api.certificates.v1.CertificateSigningRequestStatus.certificate': atomic,
 };
 
 function containerMeta(kind: string): Record<string, Ext> {

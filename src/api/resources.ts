@@ -93,6 +93,10 @@ export const resources: readonly ResourceInfo[] = [
   res('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { shortNames: ['pc'] }),
+  res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, {
+    shortNames: ['csr'],
+    subresources: [statusSub('CertificateSigningRequest'), { name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] }],
+  }),
 ];
 
 /** Groups in the order discovery lists them ('' is the legacy core group under /api). */

@@ -5,3 +5,4 @@ export type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 export type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 export type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
+export type { CertificateSigningRequest, CertificateSigningRequestCondition } from 'kubernetes-types/certificates/v1.js';

@@ -14,9 +14,13 @@ import type { Worker } from 'node:worker_threads';
 import type { RestConfig } from '../client/rest.js';
 import { startThread, stopThread } from '../util/component-thread.js';
 import { EventSweeper } from './eventttl.js';
+import { KubeletClient } from './kubeletclient/client.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
+import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
+import { BootstrapperAuthorizer, ClusterInfoAuthorizer, clusterInfoPath } from './authz/bootstrap.js';
+import type { Secret } from '../api/types.js';
 import { RequestAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, checkAuthorized, type Authorizer } from './authz/authorizer.js';
@@ -42,8 +46,9 @@ import { handleWatch } from './handlers/watch.js';
 import { handleSubresource } from './handlers/subresources.js';
 import type { ResourceRequest } from './handlers/context.js';
 import { ApiMetrics } from './metrics.js';
-import { bootstrapObjects } from './bootstrap.js';
+import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
 import { versionInfo } from './version.js';
+import type { ControllerManagerConfig } from '../controllers/manager.js';
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -75,6 +80,8 @@ export class ApiServer {
   /** The components beside the API server, one thread each. */
   private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
+  /** Reaches kubelets for pods/log (as kubeadm's apiserver-kubelet-client). */
+  private kubeletClient?: KubeletClient;
   private readonly metrics = new ApiMetrics();
   private readonly clock: Clock;
   private ready = false;
@@ -115,8 +122,20 @@ export class ApiServer {
     if (this.opts.tokenAuthFile) {
       credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
-    this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator(publicInfoPaths));
-    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer(), new PublicInfoAuthorizer(), new AuthenticatedAuthorizer()]);
+    const getSecret = async (name: string) =>
+      (this.registries.cached('', 'secrets', 'kube-system', name) ?? (await this.liveGet('', 'secrets', name, 'kube-system'))) as Secret | undefined;
+    credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
+    this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
+    this.authorizer = new UnionAuthorizer([
+      new PrivilegedGroupsAuthorizer(),
+      new PublicInfoAuthorizer(),
+      new ClusterInfoAuthorizer(),
+      new BootstrapperAuthorizer(),
+      new AuthenticatedAuthorizer(),
+    ]);
+
+    const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] });
+    this.kubeletClient = new KubeletClient({ caPem: this.pki.ca.certPem, client: kubeletIdentity });
 
     this.server = createServer(
       servingTlsOptions(this.pki),
@@ -134,6 +153,7 @@ export class ApiServer {
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port });
+    await ensureJoinToken(this.registries, { dataDir, server: this.url, caPem: this.pki.ca.certPem });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
       caPem: this.pki.ca.certPem,
@@ -148,7 +168,8 @@ export class ApiServer {
     };
     for (const c of components) {
       const [identity, entry] = entries[c];
-      this.threads.push(startThread(entry, await this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed')));
+      const options = c === 'controllers' ? this.controllerOptions() : undefined;
+      this.threads.push(startThread(entry, await this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options));
     }
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
@@ -160,10 +181,16 @@ export class ApiServer {
     return { server: this.url, ca: this.pki.ca.certPem, cert: id.certPem, key: id.keyPem, userAgent: `kite-${name}/v1.33.0` };
   }
 
+  /** The cluster CA signs approved CSRs, as kube-controller-manager's --cluster-signing-{cert,key}-file. */
+  private controllerOptions(): ControllerManagerConfig {
+    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key') };
+  }
+
   async stop(): Promise<void> {
     this.ready = false;
     await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
+    this.kubeletClient?.close();
     await this.compactor?.stop();
     this.registries?.stop();
     if (this.server) {
@@ -195,9 +222,9 @@ export class ApiServer {
     };
   }
 
-  private async liveGet(group: string, resource: string, name: string): Promise<StoredObject | undefined> {
+  private async liveGet(group: string, resource: string, name: string, namespace = ''): Promise<StoredObject | undefined> {
     try {
-      return await this.registries.of(group, resource).get('', name);
+      return await this.registries.of(group, resource).get(namespace, name);
     } catch (err) {
       if (hasStatusCode(err, 404)) return undefined;
       throw err;
@@ -310,7 +337,7 @@ export class ApiServer {
     const output = negotiateOutput(req.headers.accept, true);
     const scoped = resource.namespaced ? info : { ...info, namespace: '' };
     const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
-    if (info.subresource) return handleSubresource(r);
+    if (info.subresource) return handleSubresource(r, this.kubeletClient);
     switch (info.verb) {
       case 'get':
         return handleGet(r);

@@ -2,7 +2,7 @@
 import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
 import { runInThread } from '../util/component-thread.js';
-import { ControllerManager } from './manager.js';
+import { ControllerManager, type ControllerManagerConfig } from './manager.js';
 
 const logger = newLogger('controller-manager');
-runInThread({ leaseName: 'kube-controller-manager', logger, make: (rest) => new ControllerManager({ rest, clock: realClock, logger }) });
+runInThread({ leaseName: 'kube-controller-manager', logger, make: (rest, options) => new ControllerManager({ ...(options as ControllerManagerConfig | undefined), rest, clock: realClock, logger }) });

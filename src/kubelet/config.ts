@@ -12,6 +12,8 @@ export interface KubeletConfig {
   rootDir: string;
   /** Container logs, as /var/log/pods: <namespace>_<name>_<uid>/<container>/<restartCount>.log. */
   podLogsDir: string;
+  /** The cgroup every pod's cgroup goes under (cgroupfs layout: <root>/burstable/pod<uid>; upstream /kubepods). */
+  cgroupRoot: string;
   clusterDomain: string;
   clusterDNS: string[];
   /** The node's resolver file for dnsPolicy Default (upstream resolvConf); only its loopback servers reach pods. Default /etc/resolv.conf. */
@@ -44,6 +46,7 @@ export function defaultKubeletConfig(overrides: Partial<KubeletConfig> & Pick<Ku
     nodeIP: '127.0.0.1',
     port: 10250,
     podLogsDir: `${overrides.rootDir}/pod-logs`,
+    cgroupRoot: '/kubepods',
     clusterDomain: 'cluster.local',
     clusterDNS: [],
     maxPods: 110,

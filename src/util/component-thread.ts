@@ -23,15 +23,15 @@ export interface ThreadOptions {
   /** The Lease in kube-system that decides which instance runs (kube-scheduler, kube-controller-manager). */
   leaseName: string;
   logger: Logger;
-  /** Builds a fresh component for each term of leadership. */
-  make: (rest: RestConfig) => ThreadComponent;
+  /** Builds a fresh component for each term of leadership; options are what startThread was given. */
+  make: (rest: RestConfig, options: unknown) => ThreadComponent;
 }
 
 const leaseNamespace = 'kube-system';
 
 /** In the worker's entry file: campaigns for the lease, runs the component while leading, until told to stop. */
 export function runInThread(opts: ThreadOptions): void {
-  const rest = (workerData as { rest: RestConfig }).rest;
+  const { rest, options } = workerData as { rest: RestConfig; options: unknown };
   const leaseRest = new RestClient(rest);
   const leases = new Client(leaseRest).resource<Lease>('coordination.k8s.io', 'v1', 'leases').namespace(leaseNamespace);
   const identity = `${hostname()}_${randomUUID()}`;
@@ -44,7 +44,7 @@ export function runInThread(opts: ThreadOptions): void {
     callbacks: {
       onStartedLeading: (leading) => {
         opts.logger.info({ lease: opts.leaseName, identity }, 'became leader');
-        const component = opts.make(rest);
+        const component = opts.make(rest, options);
         component.start();
         term = new Promise<void>((resolve) => leading.addEventListener('abort', () => resolve(), { once: true })).then(() => component.stop());
       },
@@ -68,9 +68,9 @@ export function runInThread(opts: ThreadOptions): void {
   });
 }
 
-/** Starts a worker entry file with the API config. */
-export function startThread(entry: URL, rest: RestConfig, onError: (err: Error) => void): Worker {
-  const worker = new Worker(entry, { workerData: { rest } });
+/** Starts a worker entry file with the API config and the component's own options (structured-cloneable). */
+export function startThread(entry: URL, rest: RestConfig, onError: (err: Error) => void, options?: unknown): Worker {
+  const worker = new Worker(entry, { workerData: { rest, options } });
   worker.on('error', onError);
   return worker;
 }

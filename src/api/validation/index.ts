@@ -24,6 +24,7 @@ import {
 import { validateObjectMetaUpdate, type Obj } from './meta.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
+import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
 export { systemPriorityClasses, HIGHEST_USER_DEFINABLE_PRIORITY, SYSTEM_CRITICAL_PRIORITY } from './other.js';
@@ -61,6 +62,11 @@ const kinds: Record<string, KindValidation> = {
     update: (obj, old) => validateEventUpdate(eventsV1View(obj), eventsV1View(old), false),
   },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
+  'certificates.k8s.io/CertificateSigningRequest': {
+    create: validateCertificateSigningRequestCreate,
+    update: validateCertificateSigningRequestUpdate,
+    status: validateCertificateSigningRequestStatusUpdate,
+  },
 };
 
 function lookup(group: string, kind: string): KindValidation {

@@ -142,6 +142,36 @@ async function issueLeaf(
   usage: x509.ExtendedKeyUsage,
   sans: x509.JsonGeneralName[],
 ): Promise<CertKeyPair> {
+  const keys = await newKeyPair();
+  const now = pki.clock.now();
+  const certPem = await signLeaf(pki, {
+    subject,
+    publicKey: keys.publicKey,
+    notBefore: now - BACKDATE_MS,
+    notAfter: now + days * DAY_MS,
+    keyUsages: x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+    extendedKeyUsages: [usage],
+    sans,
+  });
+  return { certPem, keyPem: keyPem(keys.privateKey) };
+}
+
+/** What the CA puts into a leaf certificate for a key it did not make (a CSR's). */
+export interface LeafTemplate {
+  subject: x509.JsonName;
+  /** A CryptoKey, or SubjectPublicKeyInfo DER. */
+  publicKey: webcrypto.CryptoKey | Uint8Array;
+  /** ms since the epoch. */
+  notBefore: number;
+  notAfter: number;
+  /** x509.KeyUsageFlags bits. */
+  keyUsages: number;
+  extendedKeyUsages: string[];
+  sans: x509.JsonGeneralName[];
+}
+
+/** Signs a leaf certificate with the cluster CA; returns it as PEM. */
+export async function signLeaf(pki: Signer, t: LeafTemplate): Promise<string> {
   const caCert = new x509.X509Certificate(pki.ca.certPem);
   const caKey = await webcrypto.subtle.importKey(
     'pkcs8',
@@ -150,27 +180,23 @@ async function issueLeaf(
     false,
     ['sign'],
   );
-  const keys = await newKeyPair();
-  const now = pki.clock.now();
-  const extensions: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(false, undefined, true),
-    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([usage]),
-    await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
-  ];
-  if (sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(sans));
+  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
+  if (t.keyUsages) extensions.push(new x509.KeyUsagesExtension(t.keyUsages, true));
+  if (t.extendedKeyUsages.length > 0) extensions.push(new x509.ExtendedKeyUsageExtension(t.extendedKeyUsages));
+  extensions.push(await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey));
+  if (t.sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(t.sans));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
-    subject,
+    subject: t.subject,
     issuer: caCert.subjectName,
-    notBefore: new Date(now - BACKDATE_MS),
-    notAfter: new Date(now + days * DAY_MS),
+    notBefore: new Date(t.notBefore),
+    notAfter: new Date(t.notAfter),
     signingAlgorithm,
-    publicKey: keys.publicKey,
+    publicKey: t.publicKey,
     signingKey: caKey,
     extensions,
   });
-  return { certPem: cert.toString('pem'), keyPem: keyPem(keys.privateKey) };
+  return cert.toString('pem');
 }
 
 function newKeyPair(): Promise<webcrypto.CryptoKeyPair> {

@@ -17,6 +17,8 @@ import { handleGet, handleUpdate, render } from './crud.js';
 import { handlePatch } from './patch.js';
 import { rfc3339 } from '../../api/time.js';
 import { withPodCondition } from '../../api/pod/conditions.js';
+import type { KubeletClient } from '../kubeletclient/client.js';
+import { servePodLog } from '../kubeletclient/podlog.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
 const pods = { group: '', resource: 'pods' };
@@ -30,7 +32,8 @@ async function subresourceBody<T extends { metadata?: { name?: string } }>(r: Re
   return body;
 }
 
-export async function handleSubresource(r: ResourceRequest): Promise<void> {
+/** kubelet: the API server's client to kubelets, for the node-proxied subresources (absent: they answer 503). */
+export async function handleSubresource(r: ResourceRequest, kubelet?: KubeletClient): Promise<void> {
   const sub = r.info.subresource;
   const declared = r.resource.subresources.find((s) => s.name === sub);
   if (!declared) throw notFound({ group: r.resource.group, resource: `${r.resource.resource}/${sub}` }, r.info.name);
@@ -40,9 +43,10 @@ export async function handleSubresource(r: ResourceRequest): Promise<void> {
   }
   switch (sub) {
     case 'status':
+    case 'approval':
       if (verb === 'get') return handleGet(r);
-      if (verb === 'update') return handleUpdate(r, 'status');
-      return handlePatch(r, 'status');
+      if (verb === 'update') return handleUpdate(r, sub);
+      return handlePatch(r, sub);
     case 'finalize':
       return handleUpdate(r, 'finalize');
     case 'binding':
@@ -51,6 +55,9 @@ export async function handleSubresource(r: ResourceRequest): Promise<void> {
       return evict(r);
     case 'scale':
       return scale(r);
+    case 'log':
+      if (kubelet) return servePodLog(r, kubelet);
+      return nodeProxied(r);
     default:
       return nodeProxied(r);
   }

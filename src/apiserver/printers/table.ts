@@ -10,6 +10,7 @@ import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter } fro
 import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
 import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './network.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
+import { certificateSigningRequestPrinter } from './certificates.js';
 
 export type { TableColumnDefinition, TableRowCondition } from './printer.js';
 
@@ -61,6 +62,7 @@ const printers = new Map<string, Printer>([
   ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
   ['events.k8s.io/Event', eventsV1Printer],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
+  ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */

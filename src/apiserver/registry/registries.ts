@@ -20,6 +20,7 @@ import {
   replicaSetStrategy,
   secretStrategy,
 } from './strategies/others.js';
+import { certificateSigningRequestStrategy } from './strategies/certificates.js';
 import type { Service } from '../../api/types.js';
 
 export interface RegistriesOptions {
@@ -50,6 +51,7 @@ export class Registries {
       endpointSliceStrategy(),
       eventsV1Strategy(),
       plainStrategy('scheduling.k8s.io', 'priorityclasses'),
+      certificateSigningRequestStrategy(),
     ];
     for (const strategy of strategies) {
       let cache = this.caches.get(strategy.storagePrefix);

@@ -352,7 +352,7 @@ export class Registry {
   async create(namespace: string, input: KubeObject, opts: WriteOptions): Promise<StoredObject> {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
-    this.strategy.prepareForCreate(obj, { now });
+    this.strategy.prepareForCreate(obj, { now, user: opts.user });
     const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
@@ -481,7 +481,7 @@ export class Registry {
     else delete meta.deletionTimestamp;
     if (cur.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = cur.deletionGracePeriodSeconds;
     else delete meta.deletionGracePeriodSeconds;
-    const ctx = { now: this.deps.clock.now() };
+    const ctx = { now: this.deps.clock.now(), user: opts.user };
     if (subresource) this.strategy.prepareForSubresourceUpdate(subresource, obj, current, ctx);
     else this.strategy.prepareForUpdate(obj, current, ctx);
     if (this.strategy.tracksGeneration) {

@@ -3,9 +3,12 @@
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { FieldError } from '../../api/field.js';
+import type { UserInfo } from '../authn/user.js';
 
 export interface StrategyContext {
   now: number;
+  /** Who asked for the write (a CSR's requestor fields are set from it). */
+  user?: UserInfo;
 }
 
 export interface DeleteDecision {

@@ -187,7 +187,7 @@ export function normalizeSysctlName(name: string): string {
 
 function linuxConfig(pod: Pod, cfg: KubeletConfig): LinuxPodSandboxConfig {
   const linux: LinuxPodSandboxConfig = {
-    cgroup_parent: podCgroupParent(podQOS(pod), pod.metadata?.uid ?? ''),
+    cgroup_parent: podCgroupParent(podQOS(pod), pod.metadata?.uid ?? '', cfg.cgroupRoot),
     security_context: sandboxSecurityContext(pod, cfg),
     resources: sandboxResources(pod),
   };

@@ -1,0 +1,104 @@
+// A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
+// certificates, no shared admin credentials), brings up its container runtime, and runs the kubelet
+// on it. `kite agent` runs one; `kite up` runs one beside the API server.
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import { bootstrapKubeletCredentials } from '../kubelet/bootstrap/bootstrap.js';
+import { CriRuntime } from '../kubelet/runtime/cri/client.js';
+import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
+import { Kubelet } from '../kubelet/kubelet.js';
+import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { NodeRuntime } from './node-runtime.js';
+
+export interface AgentOptions {
+  server: string;
+  token?: string;
+  caFile?: string;
+  dataDir: string;
+  nodeName?: string;
+  nodeIP?: string;
+  kubeletPort?: number;
+  criEndpoint?: string;
+  registryHost: string;
+  network?: PodNetworkOptions;
+  cgroupRoot?: string;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Node names are lowercase DNS subdomains; a host name may not be. */
+export function defaultNodeName(): string {
+  return hostname().toLowerCase();
+}
+
+export class Agent {
+  private nodeRuntime?: NodeRuntime;
+  private cri?: CriRuntime;
+  private kubelet?: Kubelet;
+  private config?: KubeletConfig;
+
+  constructor(private readonly opts: AgentOptions) {}
+
+  get nodeName(): string {
+    return this.config?.nodeName ?? this.opts.nodeName ?? defaultNodeName();
+  }
+
+  /** The port the kubelet's HTTPS API listens on. */
+  get kubeletPort(): number {
+    return this.kubelet?.port ?? 0;
+  }
+
+  async start(): Promise<void> {
+    const { opts } = this;
+    const nodeName = opts.nodeName ?? defaultNodeName();
+    const nodeIP = opts.nodeIP ?? '127.0.0.1';
+    await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+    const credentials = await bootstrapKubeletCredentials({
+      server: opts.server,
+      token: opts.token,
+      caFile: opts.caFile,
+      dataDir: opts.dataDir,
+      nodeName,
+      nodeIP,
+      clock: opts.clock,
+    });
+    opts.logger.info({ kubeconfig: credentials.kubeconfigPath }, 'node credentials ready');
+
+    const cfg = defaultKubeletConfig({
+      nodeName,
+      nodeIP,
+      rootDir: join(opts.dataDir, 'kubelet'),
+      podLogsDir: join(opts.dataDir, 'pod-logs'),
+      ...(opts.kubeletPort !== undefined ? { port: opts.kubeletPort } : {}),
+      ...(opts.cgroupRoot ? { cgroupRoot: opts.cgroupRoot } : {}),
+    });
+    this.config = cfg;
+    this.nodeRuntime = new NodeRuntime({
+      dataDir: opts.dataDir,
+      nodeName,
+      criEndpoint: opts.criEndpoint,
+      registryHost: opts.registryHost,
+      sandboxImage: cfg.podInfraContainerImage,
+      network: opts.network,
+      cgroupRoot: cfg.cgroupRoot,
+      clock: opts.clock,
+      logger: opts.logger,
+    });
+    await this.nodeRuntime.start();
+    this.cri = new CriRuntime({ endpoint: this.nodeRuntime.endpoint });
+    await this.cri.waitForReady(opts.clock.now() + 30_000);
+
+    this.kubelet = new Kubelet({ cfg, rest: credentials.rest, caPem: credentials.caPem, serving: credentials.serving, runtime: this.cri, clock: opts.clock, logger: opts.logger });
+    await this.kubelet.start();
+  }
+
+  /** Stops the kubelet; containers keep running (a restarted agent adopts them). */
+  async stop(): Promise<void> {
+    await this.kubelet?.stop();
+    await this.nodeRuntime?.stop();
+    this.cri?.close();
+  }
+}

@@ -1,0 +1,201 @@
+// The node commands: `kite agent` joins a cluster as a node, `kite up` runs a whole cluster on this
+// machine (API server + its local registry + one agent), `kite reset` removes everything they made,
+// `kite images` builds the local images into a registry.
+import { readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { ApiServer } from '../apiserver/server.js';
+import { joinTokenFile } from '../apiserver/bootstrap.js';
+import { Agent } from '../agent/agent.js';
+import { containerdDir, readNodeRecord, resetNodeHost } from '../agent/node-runtime.js';
+import { Registry, ensureImages, imagesCommand } from '../images/index.js';
+import { Containerd } from '../kubelet/containerd/containerd.js';
+import { CriRuntime } from '../kubelet/runtime/cri/client.js';
+import { isNotFound } from '../kubelet/runtime/types.js';
+import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { realClock } from '../util/clock.js';
+import { newLogger, type Logger } from '../util/log.js';
+import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
+import { serverFlags, serverOptions } from './server.js';
+
+export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap with a join token, containerd, the kubelet.
+           --server URL                the API server (required)
+           --token TOKEN               a bootstrap token (the server's DATA/join-token); needed for the first join
+           --ca-file FILE              the cluster CA (default: discovered from cluster-info with the token)
+           --data-dir DIR              the node's state (required)
+           --node-name NAME            default: this host's name
+           --node-ip IP                the node's address; the kubelet listens there (default 127.0.0.1)
+           --kubelet-port PORT         the kubelet's HTTPS port (default 10250; 0 picks one)
+           --registry HOST:PORT        the local registry containerd pulls images from (required without --cri-endpoint)
+           --cri-endpoint PATH         use this running CRI runtime instead of starting containerd
+           --bridge NAME --pod-cidr CIDR   the pod network's bridge and subnet (default kite0, 10.217.0.0/24)
+           --cgroup-root PATH          where pod cgroups go (default /kubepods)
+  up       Bring up a cluster on this machine: the API server (server flags), its image registry, and an agent.
+           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root as for agent
+           --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
+  reset    Remove every pod, sandbox, cgroup, bridge and file that up or agent made.
+           --data-dir DIR              (required)
+  images   Build the local images and push them into a registry under DATA/registry.
+           --data-dir DIR --image-cache DIR --port PORT
+`;
+
+const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root'];
+
+function networkOptions(args: ParsedArgs): PodNetworkOptions {
+  const bridge = args.flags.get('bridge');
+  const subnet = args.flags.get('pod-cidr');
+  // Each bridge is its own CNI network, so two agents on one machine keep separate IPAM state.
+  return { ...(bridge ? { bridge, name: `kite-${bridge}` } : {}), ...(subnet ? { subnet } : {}) };
+}
+
+function portFlag(args: ParsedArgs, name: string): number | undefined {
+  const v = args.flags.get(name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number, not "${v}"`);
+  return n;
+}
+
+function onSignals(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}
+
+export async function agentCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  checkFlags(args, ['server', 'token', 'ca-file', 'data-dir', 'node-ip', 'registry', 'cri-endpoint', ...agentNodeFlags]);
+  const server = args.flags.get('server');
+  const dataDir = args.flags.get('data-dir');
+  if (!server) throw new Error('--server is required');
+  if (!dataDir) throw new Error('--data-dir is required');
+  const registry = args.flags.get('registry');
+  if (!registry && !args.flags.get('cri-endpoint')) throw new Error('--registry is required unless --cri-endpoint names a runtime');
+  const logger = newLogger('kubelet');
+  const agent = new Agent({
+    server,
+    token: args.flags.get('token'),
+    caFile: args.flags.get('ca-file'),
+    dataDir: resolve(dataDir),
+    nodeName: args.flags.get('node-name'),
+    nodeIP: args.flags.get('node-ip'),
+    kubeletPort: portFlag(args, 'kubelet-port'),
+    criEndpoint: args.flags.get('cri-endpoint'),
+    registryHost: registry ?? '',
+    network: networkOptions(args),
+    cgroupRoot: args.flags.get('cgroup-root'),
+    clock: realClock,
+    logger,
+  });
+  onSignals(logger, () => agent.stop());
+  await agent.start();
+  process.stdout.write(`node ${agent.nodeName} joined (kubelet on ${args.flags.get('node-ip') ?? '127.0.0.1'}:${agent.kubeletPort})\n`);
+}
+
+export async function upCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  checkFlags(args, [...serverFlags, ...agentNodeFlags, 'image-cache']);
+  const logger = newLogger('kite');
+  const opts = serverOptions(args, logger);
+  const dataDir = opts.dataDir;
+  const server = new ApiServer(opts);
+  const registry = new Registry({ dataDir: join(dataDir, 'registry') });
+  let agent: Agent | undefined;
+  onSignals(logger, async () => {
+    await agent?.stop();
+    await server.stop();
+  });
+  await server.start();
+  process.stdout.write(`kite API server listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
+
+  await registry.start();
+  await ensureImages({ cacheDir: resolve(args.flags.get('image-cache') ?? join(homedir(), '.cache', 'kite', 'images')), registry });
+  agent = new Agent({
+    server: server.url,
+    token: (await readFile(joinTokenFile(dataDir), 'utf8')).trim(),
+    caFile: join(dataDir, 'pki', 'ca.crt'),
+    dataDir: join(dataDir, 'node'),
+    nodeName: args.flags.get('node-name'),
+    kubeletPort: portFlag(args, 'kubelet-port'),
+    registryHost: registry.host,
+    network: networkOptions(args),
+    cgroupRoot: args.flags.get('cgroup-root'),
+    clock: realClock,
+    logger,
+  });
+  await agent.start();
+  process.stdout.write(`node ${agent.nodeName} joined (kubelet on 127.0.0.1:${agent.kubeletPort})\n`);
+}
+
+/**
+ * Stops and removes every sandbox of the node over CRI (the shims outlive containerd, so this comes
+ * first), then containerd, the pod network and the cgroups; then the registry and the data dir.
+ */
+export async function resetCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  checkFlags(args, ['data-dir']);
+  const dataDir = args.flags.get('data-dir');
+  if (!dataDir) throw new Error('--data-dir is required');
+  const dir = resolve(dataDir);
+  const logger = newLogger('reset');
+  // `kite up` keeps its node under DATA/node; `kite agent` is the node itself.
+  for (const nodeDir of [join(dir, 'node'), dir]) {
+    const record = await readNodeRecord(nodeDir);
+    if (!record) continue;
+    if (record.ownContainerd) {
+      // A stopped containerd is started again so the sandboxes it knows can be torn down properly.
+      await new Containerd({ dataDir: containerdDir(nodeDir), registryHost: '127.0.0.1:0', sandboxImage: '' }).start().catch(() => undefined);
+    }
+    if (existsSync(record.criEndpoint)) await removeAllSandboxes(record.criEndpoint, record.ownContainerd, logger);
+    const { busyCgroups } = await resetNodeHost(nodeDir, record, realClock);
+    if (busyCgroups.length) process.stderr.write(`kite reset: cgroups still in use, left in place: ${busyCgroups.join(', ')}\n`);
+    process.stdout.write(`node ${record.nodeName} reset\n`);
+  }
+  if (existsSync(join(dir, 'registry'))) await new Registry({ dataDir: join(dir, 'registry') }).stop();
+  await rm(dir, { recursive: true, force: true });
+  process.stdout.write(`removed ${dir}\n`);
+}
+
+async function removeAllSandboxes(endpoint: string, ownContainerd: boolean, logger: Logger): Promise<void> {
+  const cri = new CriRuntime({ endpoint, defaultTimeoutMs: 60_000 });
+  try {
+    await cri.waitForReady(Date.now() + 10_000);
+    // On a shared runtime only the kubelet's own pods go; on kite's own containerd everything does.
+    for (const sandbox of await cri.listPodSandbox(ownContainerd ? {} : { label_selector: {} })) {
+      for (const c of await cri.listContainers({ pod_sandbox_id: sandbox.id })) {
+        await cri.stopContainer(c.id, 0).catch((err: unknown) => void (isNotFound(err) || logger.warn({ err }, 'stop container')));
+        await cri.removeContainer(c.id).catch((err: unknown) => void (isNotFound(err) || logger.warn({ err }, 'remove container')));
+      }
+      await cri.stopPodSandbox(sandbox.id).catch((err: unknown) => void (isNotFound(err) || logger.warn({ err }, 'stop sandbox')));
+      await cri.removePodSandbox(sandbox.id).catch((err: unknown) => void (isNotFound(err) || logger.warn({ err }, 'remove sandbox')));
+    }
+  } finally {
+    cri.close();
+  }
+}
+
+export async function imagesCli(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  checkFlags(args, ['data-dir', 'image-cache', 'port']);
+  const dataDir = args.flags.get('data-dir');
+  if (!dataDir) throw new Error('--data-dir is required');
+  const registry = await imagesCommand({
+    dataDir: join(resolve(dataDir), 'registry'),
+    cacheDir: resolve(args.flags.get('image-cache') ?? join(homedir(), '.cache', 'kite', 'images')),
+    port: portFlag(args, 'port'),
+  });
+  process.stdout.write(`registry: ${registry.host}\n`);
+}

@@ -1,0 +1,59 @@
+// `kite server`: the API server with the controllers and the scheduler beside it.
+import { resolve } from 'node:path';
+import { ApiServer, allComponents, type ApiServerOptions, type Component } from '../apiserver/server.js';
+import { newLogger, type Logger } from '../util/log.js';
+import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
+
+export const serverUsage = `  server   Run the API server.
+           --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
+           --listen HOST:PORT          default 127.0.0.1:6443
+           --store sqlite|etcd://HOST:PORT[,HOST:PORT...]   default sqlite
+           --token-auth-file FILE      static bearer tokens (token,user,uid,"group1,group2")
+           --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
+`;
+
+export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components'];
+
+export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
+  const dataDir = args.flags.get('data-dir');
+  if (!dataDir) throw new Error('--data-dir is required');
+  return {
+    dataDir: resolve(dataDir),
+    listen: args.flags.get('listen') ?? '127.0.0.1:6443',
+    storage: args.flags.get('store') ?? 'sqlite',
+    tokenAuthFile: args.flags.get('token-auth-file'),
+    components: parseComponents(args.flags.get('components')),
+    logger,
+  };
+}
+
+export function parseComponents(text: string | undefined): Component[] | undefined {
+  if (text === undefined) return undefined;
+  const list = text.split(',').filter((c) => c !== '' && c !== 'apiserver');
+  for (const c of list) if (!allComponents.includes(c as Component)) throw new Error(`unknown component "${c}": expected ${allComponents.join(', ')}`);
+  return list as Component[];
+}
+
+export async function serverCommand(argv: string[]): Promise<void> {
+  const args = parseArgs(argv);
+  checkFlags(args, serverFlags);
+  const logger = newLogger('apiserver');
+  const server = new ApiServer(serverOptions(args, logger));
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    server.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  await server.start();
+  process.stdout.write(`kite API server listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
+}

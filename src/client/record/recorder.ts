@@ -1,0 +1,157 @@
+// The kubelet's event recorder (client-go's tools/record broadcaster + recorder for core/v1
+// events): event() builds the event (source kubelet on this node, name <object>.<hex nanos>) and
+// queues it without blocking; a full queue drops it. One writer drains the queue in order through
+// the correlator: new events are created, repeats patched (count, lastTimestamp), a patch that finds
+// the event gone (expired) creates it again, and transport failures are retried every 10 s up to
+// 12 tries, as upstream.
+import type { CoreEvent } from '../../api/types.js';
+import { rfc3339 } from '../../api/time.js';
+import type { EventRecorder, EventType, InvolvedObject } from '../../kubelet/events.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
+import { StatusError } from '../../apiserver/errors.js';
+import type { Client } from '../client.js';
+import { EventCorrelator } from './correlator.js';
+
+/** Where events are written: the events API (or a fake). */
+export interface EventSink {
+  create(event: CoreEvent): Promise<CoreEvent>;
+  /** A strategic merge patch of an existing event. */
+  patch(event: CoreEvent, patch: object): Promise<CoreEvent>;
+}
+
+export function clientEventSink(client: Client): EventSink {
+  const events = (ns: string | undefined) => client.resource<CoreEvent>('', 'v1', 'events').namespace(ns ?? 'default');
+  return {
+    create: (event) => events(event.metadata?.namespace).create(event),
+    patch: (event, patch) => events(event.metadata?.namespace).patch(event.metadata?.name ?? '', 'strategic', patch),
+  };
+}
+
+export const MAX_QUEUED_EVENTS = 1000;
+export const MAX_TRIES_PER_EVENT = 12;
+export const RETRY_SLEEP_MS = 10_000;
+
+export interface KubeletEventRecorderOptions {
+  sink: EventSink;
+  nodeName: string;
+  clock: Clock;
+  logger: Logger;
+  /** Events queued beyond this are dropped (upstream's broadcaster: 1000). */
+  maxQueued?: number;
+  /** Jitter for the first retry, in [0, 1) (tests pin it). */
+  random?: () => number;
+}
+
+export class KubeletEventRecorder implements EventRecorder {
+  private readonly queue: CoreEvent[] = [];
+  private readonly correlator: EventCorrelator;
+  private draining?: Promise<void>;
+  private readonly abort = new AbortController();
+  private seq = 0;
+  private dropped = 0;
+
+  constructor(private readonly opts: KubeletEventRecorderOptions) {
+    this.correlator = new EventCorrelator({ clock: opts.clock, eventName: (n) => this.eventName(n), now: () => rfc3339(opts.clock.now()) });
+  }
+
+  event(object: InvolvedObject, type: EventType, reason: string, message: string): void {
+    if (this.abort.signal.aborted) return;
+    if (type !== 'Normal' && type !== 'Warning') {
+      this.opts.logger.error({ type }, 'Unsupported event type');
+      return;
+    }
+    if (this.queue.length >= (this.opts.maxQueued ?? MAX_QUEUED_EVENTS)) {
+      if (this.dropped++ % 1000 === 0) this.opts.logger.warn({ dropped: this.dropped }, 'event queue full; dropping events');
+      return;
+    }
+    const now = rfc3339(this.opts.clock.now());
+    const host = this.opts.nodeName;
+    this.queue.push({
+      apiVersion: 'v1',
+      kind: 'Event',
+      // Events about cluster-scoped objects (the node) live in "default".
+      metadata: { name: this.eventName(object.name ?? ''), namespace: object.namespace || 'default' },
+      involvedObject: object,
+      reason,
+      message,
+      type,
+      source: { component: 'kubelet', host },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      reportingComponent: 'kubelet',
+      reportingInstance: host,
+    });
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+  }
+
+  /** Resolves once every queued event has been written or given up. */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /** Drops what is queued and ends retries in progress. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.queue.length = 0;
+    await this.draining;
+  }
+
+  /** `<name>.<hex of UnixNano>`; the sequence keeps events of one millisecond apart. */
+  private eventName(objectName: string): string {
+    const nanos = BigInt(this.opts.clock.now()) * 1_000_000n + BigInt(this.seq++ % 1_000_000);
+    return `${objectName}.${nanos.toString(16)}`;
+  }
+
+  private async drain(): Promise<void> {
+    for (let e = this.queue.shift(); e; e = this.queue.shift()) await this.recordToSink(e);
+  }
+
+  private async recordToSink(input: CoreEvent): Promise<void> {
+    const result = this.correlator.correlate(input);
+    if (result.skip) return;
+    for (let tries = 1; ; tries++) {
+      if (await this.recordEvent(result.event, result.patch)) return;
+      if (tries >= MAX_TRIES_PER_EVENT || this.abort.signal.aborted) {
+        this.opts.logger.error({ reason: input.reason, object: input.involvedObject.name }, 'Unable to write event (retry limit exceeded!)');
+        return;
+      }
+      // The first wait is randomized so clients do not retry in step after an outage.
+      const wait = tries === 1 ? RETRY_SLEEP_MS * (this.opts.random ?? Math.random)() : RETRY_SLEEP_MS;
+      try {
+        await this.opts.clock.sleep(wait, this.abort.signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** true when done (written, or refused for good); false to retry (the server was unreachable). */
+  private async recordEvent(event: CoreEvent, patch: object | undefined): Promise<boolean> {
+    try {
+      let written: CoreEvent | undefined;
+      if (patch) {
+        try {
+          written = await this.opts.sink.patch(event, patch);
+        } catch (err) {
+          // The event expired or was deleted: create it afresh.
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
+        }
+      }
+      if (!written) {
+        const { resourceVersion: _rv, ...metadata } = event.metadata ?? {};
+        written = await this.opts.sink.create({ ...event, metadata });
+      }
+      this.correlator.updateState(written);
+      return true;
+    } catch (err) {
+      if (err instanceof StatusError) {
+        if (err.reason !== 'AlreadyExists') this.opts.logger.warn({ err, reason: event.reason }, 'Server rejected event (will not retry!)');
+        return true;
+      }
+      this.opts.logger.warn({ err, reason: event.reason }, 'Unable to write event (may retry after sleeping)');
+      return false;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateRequest } from '../../../api/certificates.js';
+import type { CertificateSigningRequest } from '../../../api/types.js';
+import { ensurePki } from '../../../apiserver/authn/pki.js';
+import type { Client } from '../../../client/client.js';
+import { FakeClock } from '../../../util/clock.js';
+import { newLogger } from '../../../util/log.js';
+import { CsrSigner, certificateDurationMs, signingDecision } from './signer.js';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const approved = [{ type: 'Approved', status: 'True' }];
+
+function csr(pem: string, signerName: string, usages: string[], extra: Partial<CertificateSigningRequest['spec']> = {}, conditions = approved): CertificateSigningRequest {
+  return { metadata: { name: 'c' }, spec: { request: b64(pem), signerName, usages, ...extra }, status: { conditions } } as CertificateSigningRequest;
+}
+
+test('durations: a year, or the requested one when shorter, never under 10 minutes', () => {
+  assert.equal(certificateDurationMs(undefined), 365 * 24 * 3600 * 1000);
+  assert.equal(certificateDurationMs(3600), 3600 * 1000);
+  assert.equal(certificateDurationMs(10 * 365 * 24 * 3600), 365 * 24 * 3600 * 1000);
+  assert.equal(certificateDurationMs(60), 600 * 1000);
+});
+
+test('decisions: unapproved, issued or foreign requests are left alone; invalid ones fail', async () => {
+  const { csrPem } = await createCertificateRequest({ commonName: 'system:node:n1', organizations: ['system:nodes'] });
+  const kc = 'kubernetes.io/kube-apiserver-client-kubelet';
+  assert.equal(signingDecision(csr(csrPem, kc, ['digital signature', 'client auth'], {}, [])).action, 'none');
+  assert.equal(signingDecision(csr(csrPem, 'example.com/x', ['client auth'])).action, 'none');
+  const issued = csr(csrPem, kc, ['digital signature', 'client auth']);
+  issued.status!.certificate = 'eA==';
+  assert.equal(signingDecision(issued).action, 'none');
+  assert.deepEqual(signingDecision(csr(csrPem, kc, ['server auth'])), {
+    action: 'fail',
+    message: 'usages did not match [digital signature client auth] or [digital signature key encipherment client auth]',
+  });
+  assert.deepEqual(signingDecision(csr(csrPem, 'kubernetes.io/kube-apiserver-client', ['client auth', 'server auth'])), {
+    action: 'fail',
+    message: 'invalid usage for client certificate: server auth',
+  });
+});
+
+test('the signer issues a certificate that chains to the CA with the requested usages, SANs and duration', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-signer-'));
+  try {
+    const clock = new FakeClock(Date.now());
+    const pki = await ensurePki(join(dir, 'pki'), { clock });
+    const { csrPem, keyPem } = await createCertificateRequest({ commonName: 'system:node:n1', organizations: ['system:nodes'], sans: ['n1', '10.0.0.7'] });
+    const written: CertificateSigningRequest[] = [];
+    const client = { resource: () => ({ updateStatus: async (o: CertificateSigningRequest) => (written.push(o), o) }) } as unknown as Client;
+    const signer = new CsrSigner({ client, clock, logger: newLogger('test'), certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') });
+    await signer.handle(csr(csrPem, 'kubernetes.io/kubelet-serving', ['digital signature', 'key encipherment', 'server auth'], { expirationSeconds: 7200 }));
+    assert.equal(written.length, 1);
+    const cert = new X509Certificate(Buffer.from(written[0]!.status!.certificate!, 'base64'));
+    const ca = new X509Certificate(pki.ca.certPem);
+    assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey));
+    assert.equal(cert.subject, 'CN=system:node:n1\nO=system:nodes');
+    assert.equal(cert.subjectAltName, 'DNS:n1, IP Address:10.0.0.7');
+    assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.1']);
+    assert.equal(cert.ca, false);
+    assert.equal(Date.parse(cert.validTo), Math.floor((clock.now() + 7200_000) / 1000) * 1000);
+    assert.ok(cert.checkPrivateKey((await import('node:crypto')).createPrivateKey(keyPem)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

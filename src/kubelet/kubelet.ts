@@ -1,0 +1,282 @@
+// The kubelet: watches the pods bound to its node through the API server and drives them on the
+// container runtime. This file only wires the parts together, as upstream's kubelet.go does:
+//   pod informer (spec.nodeName=<node>) → admission → pod workers (one per UID) → runtime manager
+//   relist (PLEG) → pokes the pod workers the moment a container changes
+//   status manager → the only writer of pod.status; deletes a terminated pod being deleted
+//   node status + Lease → the Node object; HTTPS API → logs; log rotation; housekeeping of orphans
+import { mkdir, readFile } from 'node:fs/promises';
+import type { Node, Pod } from '../api/types.js';
+import { podQOS } from '../api/pod/qos.js';
+import { isPodPhaseTerminal } from '../api/pod/status.js';
+import { Client } from '../client/client.js';
+import { hasStatusCode } from '../apiserver/errors.js';
+import { RestClient, type RestConfig } from '../client/rest.js';
+import { SharedInformer } from '../client/informer.js';
+import { KubeletEventRecorder, clientEventSink } from '../client/record/recorder.js';
+import type { Clock, Timer } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import type { KubeletConfig } from './config.js';
+import type { Runtime } from './runtime/types.js';
+import { admitPod, rejectedPodStatus } from './admission/predicate.js';
+import { podCgroupParent, removeCgroup } from './cm/cgroups.js';
+import type { EnvSources } from './kuberuntime/env.js';
+import { generateContainerConfig } from './kuberuntime/container.js';
+import { generatePodSandboxConfig } from './kuberuntime/sandbox.js';
+import { KubeRuntimeManager } from './kuberuntime/manager.js';
+import { listPodRuntimeStates, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
+import { KubeletImageManager } from './images/manager.js';
+import { KubeletVolumeManager } from './volumes/manager.js';
+import { StatusManager, podStatusClient } from './status/manager.js';
+import { PodWorkers } from './podworkers/workers.js';
+import { KubeletPodSyncer } from './podworkers/sync.js';
+import { Pleg } from './podworkers/pleg.js';
+import { NodeStatusManager, nodeClient } from './node/status.js';
+import { NodeLeaseController, leaseClient } from './node/lease.js';
+import { readMachineInfo } from './node/machine.js';
+import { KubeletServer, type KubeletHost } from './server/server.js';
+import { ContainerLogManager } from './logs/manager.js';
+
+export interface KubeletOptions {
+  cfg: KubeletConfig;
+  /** The node's own credentials (from the TLS bootstrap). */
+  rest: RestConfig;
+  caPem: string;
+  serving: { certPem: string; keyPem: string };
+  runtime: Runtime;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Housekeeping (upstream HandlePodCleanups every 2 s): forget finished workers, stop orphans. */
+const HOUSEKEEPING_PERIOD_MS = 2_000;
+/** A force-deleted pod's containers still get upstream's minimum grace. */
+const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+
+export class Kubelet implements KubeletHost {
+  readonly runtime: Runtime;
+  private readonly client: Client;
+  private readonly recorder: KubeletEventRecorder;
+  private readonly informer: SharedInformer<Pod>;
+  private readonly status: StatusManager;
+  private readonly workers: PodWorkers;
+  private readonly manager: KubeRuntimeManager;
+  private readonly pleg: Pleg;
+  private nodeStatus?: NodeStatusManager;
+  private readonly lease: NodeLeaseController;
+  private readonly server: KubeletServer;
+  private readonly logs: ContainerLogManager;
+  private readonly stateOptions: RuntimeStateOptions = {
+    readTerminationMessage: async (path) => {
+      try {
+        return await readFile(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
+  private housekeepingTimer?: Timer;
+  private housekeeping?: Promise<void>;
+  private node?: Node;
+  private stopped = false;
+
+  constructor(private readonly opts: KubeletOptions) {
+    const { cfg, clock, logger } = opts;
+    this.runtime = opts.runtime;
+    this.client = new Client(new RestClient(opts.rest));
+    this.recorder = new KubeletEventRecorder({ sink: clientEventSink(this.client), nodeName: cfg.nodeName, clock, logger });
+    const sources = apiSources(this.client);
+    const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources });
+    const volumes = new KubeletVolumeManager({ cfg, sources, recorder: this.recorder });
+    this.manager = new KubeRuntimeManager({ runtime: this.runtime, cfg, clock, recorder: this.recorder, images, sources, generatePodSandboxConfig, generateContainerConfig });
+    const log = (msg: string, err?: unknown) => logger.warn({ err }, msg);
+    this.status = new StatusManager({ client: podStatusClient(this.client), clock, log });
+    const syncer = new KubeletPodSyncer({
+      runtime: this.runtime,
+      manager: this.manager,
+      status: this.status,
+      volumes,
+      cfg,
+      clock,
+      stateOptions: this.stateOptions,
+      cleanupPod: (pod) => this.removePodCgroup(pod),
+    });
+    this.workers = new PodWorkers({ syncer, clock, log });
+    this.pleg = new Pleg({ runtime: this.runtime, clock, relistPeriodMs: cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid), log });
+    this.informer = new SharedInformer<Pod>(this.client.resource<Pod>('', 'v1', 'pods'), {
+      clock,
+      fieldSelector: `spec.nodeName=${cfg.nodeName}`,
+      onError: (err) => logger.warn({ err }, 'pod informer'),
+    });
+    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, clock, logger });
+    this.lease = new NodeLeaseController({
+      client: leaseClient(this.client),
+      nodeName: cfg.nodeName,
+      leaseDurationSeconds: cfg.nodeLeaseDurationSeconds,
+      clock,
+      nodeUID: () => this.node?.metadata?.uid,
+      onError: (err) => logger.warn({ err }, 'node lease'),
+    });
+    this.logs = new ContainerLogManager({ runtime: this.runtime, clock, logger, maxSize: cfg.containerLogMaxSize, maxFiles: cfg.containerLogMaxFiles });
+  }
+
+  /** The port the HTTPS API listens on. */
+  get port(): number {
+    return this.server.port;
+  }
+
+  async start(): Promise<void> {
+    const { logger } = this.opts;
+    await mkdir(this.opts.cfg.rootDir, { recursive: true, mode: 0o700 });
+    await mkdir(this.opts.cfg.podLogsDir, { recursive: true, mode: 0o755 });
+    await this.server.start();
+    const { cfg, clock } = this.opts;
+    this.nodeStatus = new NodeStatusManager({
+      client: nodeClient(this.client),
+      runtime: this.runtime,
+      cfg,
+      clock,
+      recorder: this.recorder,
+      machine: () => readMachineInfo(cfg.rootDir),
+      kubeletPort: this.server.port,
+      onError: (err) => logger.warn({ err }, 'node status'),
+    });
+    this.nodeStatus.start();
+    this.lease.start();
+    this.node = await this.nodeStatus.whenRegistered();
+    logger.info({ node: this.opts.cfg.nodeName, port: this.server.port }, 'node registered');
+
+    this.status.start();
+    this.workers.start();
+    this.informer.addEventHandler({
+      onAdd: (pod) => this.handlePodAddition(pod),
+      onUpdate: (_old, pod) => this.handlePodUpdate(pod),
+      onDelete: (obj) => this.handlePodRemoval('obj' in obj ? obj.obj : obj),
+    });
+    this.informer.start();
+    await this.informer.waitForSync();
+    // Runtime pods the API no longer has (deleted while the kubelet was down) go before new work.
+    await this.cleanupOrphans();
+    this.pleg.start();
+    this.logs.start();
+    this.scheduleHousekeeping();
+  }
+
+  /** Stops watching and reporting; containers keep running, as when upstream's kubelet stops. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.housekeepingTimer?.cancel();
+    await this.housekeeping;
+    await this.informer.stop();
+    await this.pleg.stop();
+    await this.workers.stop();
+    await this.logs.stop();
+    await this.status.stop();
+    await this.lease.stop();
+    await this.nodeStatus?.stop();
+    await this.server.stop();
+    await this.recorder.stop();
+    this.client.close();
+  }
+
+  // KubeletHost, for the HTTPS API.
+  getPodByName(namespace: string, name: string): Pod | undefined {
+    return this.informer.indexer.getByKey(`${namespace}/${name}`);
+  }
+
+  getPods(): Pod[] {
+    return this.informer.indexer.list();
+  }
+
+  getPodStatus(pod: Pod) {
+    return this.status.getPodStatus(pod.metadata?.uid ?? '');
+  }
+
+  private handlePodAddition(pod: Pod): void {
+    const uid = pod.metadata?.uid ?? '';
+    if (this.workers.state(uid) !== undefined) return this.handlePodUpdate(pod);
+    // Pods already finished or being deleted are not admitted again; they only get cleaned up.
+    if (!pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase) && this.node) {
+      const result = admitPod(pod, this.node, this.workers.activePods());
+      if (!result.admit) {
+        const status = rejectedPodStatus(pod, result);
+        this.recorder.event({ kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid }, 'Warning', result.reason, result.message);
+        this.status.setPodStatus(pod, status);
+        this.workers.updatePod({ type: 'create', pod: { ...pod, status } });
+        return;
+      }
+    }
+    this.workers.updatePod({ type: 'create', pod });
+  }
+
+  private handlePodUpdate(pod: Pod): void {
+    this.status.updatePod(pod);
+    this.workers.updatePod({ type: 'update', pod });
+  }
+
+  private handlePodRemoval(pod: Pod): void {
+    // The object is gone: its worker stops the containers at once and removes them.
+    const gone: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: pod.metadata?.deletionTimestamp ?? new Date(this.opts.clock.now()).toISOString() } };
+    this.workers.updatePod({ type: 'kill', pod: gone, gracePeriodSeconds: MINIMUM_GRACE_PERIOD_SECONDS });
+  }
+
+  private scheduleHousekeeping(): void {
+    if (this.stopped) return;
+    this.housekeepingTimer = this.opts.clock.setTimer(HOUSEKEEPING_PERIOD_MS, () => {
+      this.housekeeping = this.housekeep()
+        .catch((err: unknown) => this.opts.logger.warn({ err }, 'housekeeping'))
+        .finally(() => this.scheduleHousekeeping());
+    });
+  }
+
+  private async housekeep(): Promise<void> {
+    for (const uid of this.workers.knownPods()) {
+      if (this.workers.state(uid) === 'terminated' && !this.informer.indexer.list().some((p) => p.metadata?.uid === uid)) {
+        this.workers.forgetPod(uid);
+        this.status.removePod(uid);
+      }
+    }
+    await this.cleanupOrphans();
+  }
+
+  /** Stops and removes sandboxes and containers of pods that have no worker (their object is gone). */
+  private async cleanupOrphans(): Promise<void> {
+    const known = new Set(this.informer.indexer.list().map((p) => p.metadata?.uid ?? ''));
+    for (const uid of this.workers.knownPods()) known.add(uid);
+    const states = await listPodRuntimeStates(this.runtime, undefined, this.stateOptions);
+    for (const [uid, state] of states) {
+      if (known.has(uid)) continue;
+      const stub: Pod = {
+        metadata: { uid, name: state.name, namespace: state.namespace, deletionTimestamp: new Date(this.opts.clock.now()).toISOString() },
+        spec: { containers: [], terminationGracePeriodSeconds: MINIMUM_GRACE_PERIOD_SECONDS },
+      };
+      this.opts.logger.info({ pod: `${state.namespace}/${state.name}`, uid }, 'stopping the containers of a pod that is gone');
+      await this.manager.killPod(stub, state, MINIMUM_GRACE_PERIOD_SECONDS);
+      await this.manager.removePod(state);
+      this.manager.forgetPod(uid);
+      await this.removePodCgroup(stub);
+    }
+  }
+
+  private async removePodCgroup(pod: Pod): Promise<void> {
+    const uid = pod.metadata?.uid ?? '';
+    // The QoS class of a stub is unknown: try each parent (removing a missing cgroup is a no-op).
+    const classes = pod.spec?.containers.length ? [podQOS(pod)] : (['Guaranteed', 'Burstable', 'BestEffort'] as const);
+    for (const qos of classes) await removeCgroup(podCgroupParent(qos, uid, this.opts.cfg.cgroupRoot));
+  }
+}
+
+/** ConfigMaps and Secrets read straight from the API server (a missing one is undefined). */
+function apiSources(client: Client): EnvSources {
+  const get = async <T>(resource: string, ns: string, name: string): Promise<T | undefined> => {
+    try {
+      return (await client.resource('', 'v1', resource).namespace(ns).get(name)) as T;
+    } catch (err) {
+      if (hasStatusCode(err, 404)) return undefined;
+      throw err;
+    }
+  };
+  return {
+    getConfigMap: (ns, name) => get('configmaps', ns, name),
+    getSecret: (ns, name) => get('secrets', ns, name),
+  };
+}

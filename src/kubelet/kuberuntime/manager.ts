@@ -1,0 +1,297 @@
+// The executing half of upstream's kubeGenericRuntimeManager: SyncPod runs the planner's plan
+// against the CRI runtime (sandbox, image, config, create, start, with upstream's events and
+// failure reasons), KillPod stops a pod's containers — regular ones together, then sidecars in
+// reverse order — and its sandboxes. It remembers each container's last start failure (the
+// kubelet's reasonCache) for the status generator.
+import type { Container, Pod } from '../../api/types.js';
+import { isRestartableInitContainer } from '../../api/pod/status.js';
+import type { Clock } from '../../util/clock.js';
+import type { KubeletConfig } from '../config.js';
+import {
+  BACK_OFF_START_CONTAINER,
+  CREATED_CONTAINER,
+  FAILED_CREATE_POD_SANDBOX,
+  FAILED_TO_CREATE_CONTAINER,
+  FAILED_TO_START_CONTAINER,
+  KILLING_CONTAINER,
+  SANDBOX_CHANGED,
+  STARTED_CONTAINER,
+  type EventRecorder,
+  type InvolvedObject,
+} from '../events.js';
+import type { EnvSources } from './env.js';
+import type { ContainerConfigInput } from './container.js';
+import { containerRef, type ImageManager } from '../images/manager.js';
+import type { PodVolumes } from '../volumes/manager.js';
+import type { ContainerConfig, PodSandboxConfig, Runtime } from '../runtime/types.js';
+import { isNotFound } from '../runtime/types.js';
+import type { StartFailure } from '../status/generate.js';
+import { ContainerBackOff, backOffKey, formatPod } from './backoff.js';
+import { planPodSync, type PodSyncPlan, type ProbeResults } from './planner.js';
+import { findContainerStatus, type ContainerRuntimeStatus, type PodRuntimeState } from './runtime-state.js';
+
+/** Runs a container's preStop hook within the grace period; resolves to the seconds it used. */
+export type PreStopHook = (pod: Pod, container: Container, containerId: string, gracePeriodSeconds: number) => Promise<number>;
+
+export interface RuntimeManagerConfig {
+  runtime: Runtime;
+  cfg: KubeletConfig;
+  clock: Clock;
+  recorder: EventRecorder;
+  images: ImageManager;
+  sources: EnvSources;
+  generatePodSandboxConfig: (pod: Pod, attempt: number, cfg: KubeletConfig) => PodSandboxConfig;
+  generateContainerConfig: (input: ContainerConfigInput) => Promise<ContainerConfig>;
+  /** Issue 5: lifecycle hooks. Unset: no preStop runs. */
+  preStop?: PreStopHook;
+}
+
+export interface SyncResult {
+  plan: PodSyncPlan;
+  /** Something in the runtime was (or was tried to be) changed: re-read the state. */
+  acted: boolean;
+  /** A start or the sandbox failed (not counting back-off): retry soon. */
+  failed: boolean;
+  /** The earliest moment a backed-off container may start. */
+  nextBackOffExpiry?: number;
+}
+
+/** Upstream's minimumGracePeriodInSeconds: containers always get a moment to stop. */
+export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+
+/** The grace period a pod is killed with: deletionGracePeriodSeconds, else the spec's, else 30. */
+export function podGracePeriodSeconds(pod: Pod): number {
+  return pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+}
+
+export function podRef(pod: Pod): InvolvedObject {
+  return { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid, resourceVersion: pod.metadata?.resourceVersion };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class KubeRuntimeManager {
+  readonly backoff: ContainerBackOff;
+  private readonly failures = new Map<string, Map<string, StartFailure>>();
+
+  constructor(private readonly config: RuntimeManagerConfig) {
+    const { cfg } = config;
+    this.backoff = new ContainerBackOff({ initialMs: cfg.crashLoopBackOffInitialMs, maxMs: cfg.crashLoopBackOffMaxMs, resetMs: cfg.crashLoopBackOffResetMs });
+  }
+
+  /** The last start failure per container name of a pod (empty once they all started). */
+  startFailures(podUID: string): ReadonlyMap<string, StartFailure> {
+    return this.failures.get(podUID) ?? new Map();
+  }
+
+  /** Drops what is remembered about a pod that is gone. */
+  forgetPod(podUID: string): void {
+    this.failures.delete(podUID);
+    this.backoff.forgetPod(podUID);
+  }
+
+  private setFailure(pod: Pod, name: string, failure: StartFailure | undefined): void {
+    const uid = pod.metadata?.uid ?? '';
+    let m = this.failures.get(uid);
+    if (!failure) {
+      m?.delete(name);
+      return;
+    }
+    if (!m) this.failures.set(uid, (m = new Map()));
+    m.set(name, failure);
+  }
+
+  /** SyncPod: one pass of bringing the runtime towards the pod's spec. */
+  async syncPod(pod: Pod, state: PodRuntimeState, volumes: PodVolumes, probes?: ProbeResults): Promise<SyncResult> {
+    const { runtime, recorder, clock, cfg } = this.config;
+    const plan = planPodSync({ pod, state, backoff: this.backoff, now: clock.now(), probes });
+    const result: SyncResult = { plan, acted: false, failed: false };
+
+    if (plan.createSandbox && plan.sandboxId) recorder.event(podRef(pod), 'Normal', SANDBOX_CHANGED, 'Pod sandbox changed, it will be killed and re-created.');
+
+    if (plan.killPod) {
+      result.acted = true;
+      await this.killPod(pod, state);
+      if (!plan.createSandbox) return result;
+      // A new sandbox starts initialization over: the old init containers must not count.
+      await this.removeContainers(state.containers.filter((c) => (pod.spec?.initContainers ?? []).some((i) => i.name === c.name)));
+    } else {
+      for (const k of plan.containersToKill) {
+        result.acted = true;
+        const spec = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === k.name);
+        await this.killContainer(pod, spec ?? { name: k.name }, k.id, k.message);
+      }
+    }
+
+    await this.pruneExitedContainers(pod, state);
+
+    let sandboxId = plan.sandboxId;
+    let sandboxConfig: PodSandboxConfig;
+    let podIPs: string[];
+    try {
+      sandboxConfig = this.config.generatePodSandboxConfig(pod, plan.attempt, cfg);
+    } catch (err) {
+      recorder.event(podRef(pod), 'Warning', FAILED_CREATE_POD_SANDBOX, `Failed to create pod sandbox: ${errorMessage(err)}`);
+      return { ...result, failed: true };
+    }
+    if (plan.createSandbox) {
+      result.acted = true;
+      try {
+        sandboxId = await runtime.runPodSandbox(sandboxConfig);
+        const status = (await runtime.podSandboxStatus(sandboxId)).status;
+        podIPs = pod.spec?.hostNetwork || !status.network?.ip ? [] : [status.network.ip, ...(status.network.additional_ips ?? []).map((a) => a.ip)];
+      } catch (err) {
+        recorder.event(podRef(pod), 'Warning', FAILED_CREATE_POD_SANDBOX, `Failed to create pod sandbox: ${errorMessage(err)}`);
+        return { ...result, failed: true };
+      }
+    } else {
+      podIPs = state.sandboxes[0]?.ips ?? [];
+    }
+
+    const start = async (container: Container, kind: 'init' | 'regular'): Promise<boolean> => {
+      result.acted = true;
+      const backOff = plan.backOff.get(container.name);
+      if (backOff) {
+        recorder.event(containerRef(pod, container), 'Warning', BACK_OFF_START_CONTAINER, `Back-off restarting failed container ${container.name} in pod ${formatPod(pod)}`);
+        this.setFailure(pod, container.name, { reason: 'CrashLoopBackOff', message: backOff.message });
+        result.nextBackOffExpiry = Math.min(result.nextBackOffExpiry ?? Infinity, backOff.retryAt);
+        return false;
+      }
+      const failure = await this.startContainer(pod, container, kind, state, sandboxId, sandboxConfig, podIPs, volumes);
+      this.setFailure(pod, container.name, failure);
+      if (failure) result.failed = true;
+      return !failure;
+    };
+
+    for (const idx of plan.initContainersToStart) {
+      const c = pod.spec!.initContainers![idx]!;
+      // A sidecar that fails to start does not hold up the rest; a plain init container does.
+      if (!(await start(c, 'init')) && !isRestartableInitContainer(c)) return result;
+    }
+    for (const idx of plan.containersToStart) await start(pod.spec!.containers[idx]!, 'regular');
+    return result;
+  }
+
+  /** startContainer: image, config, create, start; the failure as the waiting reason, or undefined. */
+  private async startContainer(
+    pod: Pod,
+    container: Container,
+    kind: 'init' | 'regular',
+    state: PodRuntimeState,
+    sandboxId: string,
+    sandboxConfig: PodSandboxConfig,
+    podIPs: string[],
+    volumes: PodVolumes,
+  ): Promise<StartFailure | undefined> {
+    const { runtime, recorder, clock, cfg } = this.config;
+    const ref = containerRef(pod, container);
+    const previous = findContainerStatus(state, container.name);
+    // Restarting after an exit moves the back-off along (doBackOff's Next).
+    const lastExit = state.containers.find((c) => c.name === container.name && c.state === 'CONTAINER_EXITED');
+    if (lastExit) this.backoff.next(backOffKey(pod, container), lastExit.finishedAt ?? lastExit.createdAt, clock.now());
+
+    const image = await this.config.images.ensureImageExists(pod, container, sandboxConfig);
+    if (!image.ok) return { reason: image.reason, message: image.message };
+
+    const restartCount = previous ? previous.restartCount + 1 : 0;
+    let config: ContainerConfig;
+    try {
+      config = await this.config.generateContainerConfig({ pod, container, kind, restartCount, podIPs, imageRef: image.imageRef, imageUser: image.user, volumes, sandboxConfig, cfg, sources: this.config.sources });
+    } catch (err) {
+      recorder.event(ref, 'Warning', FAILED_TO_CREATE_CONTAINER, `Error: ${errorMessage(err)}`);
+      return { reason: 'CreateContainerConfigError', message: errorMessage(err) };
+    }
+    let id: string;
+    try {
+      id = await runtime.createContainer(sandboxId, config, sandboxConfig);
+    } catch (err) {
+      recorder.event(ref, 'Warning', FAILED_TO_CREATE_CONTAINER, `Error: ${errorMessage(err)}`);
+      return { reason: 'CreateContainerError', message: errorMessage(err) };
+    }
+    recorder.event(ref, 'Normal', CREATED_CONTAINER, `Created container: ${container.name}`);
+    try {
+      await runtime.startContainer(id);
+    } catch (err) {
+      recorder.event(ref, 'Warning', FAILED_TO_START_CONTAINER, `Error: ${errorMessage(err)}`);
+      return { reason: 'RunContainerError', message: errorMessage(err) };
+    }
+    recorder.event(ref, 'Normal', STARTED_CONTAINER, `Started container ${container.name}`);
+    return undefined;
+  }
+
+  /** killContainer: preStop (hook point), then StopContainer with what is left of the grace period. */
+  private async killContainer(pod: Pod, container: Container, containerId: string, message: string, gracePeriodOverride?: number): Promise<void> {
+    const { runtime, recorder } = this.config;
+    let grace = gracePeriodOverride ?? podGracePeriodSeconds(pod);
+    recorder.event(containerRef(pod, container), 'Normal', KILLING_CONTAINER, message || `Stopping container ${container.name}`);
+    if (this.config.preStop && container.lifecycle?.preStop) grace -= await this.config.preStop(pod, container, containerId, grace);
+    try {
+      await runtime.stopContainer(containerId, Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS));
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  /**
+   * KillPod: every running container (regular and plain init containers together, then sidecars
+   * one at a time in reverse spec order, so they outlive what they serve), then every sandbox.
+   */
+  async killPod(pod: Pod, state: PodRuntimeState, gracePeriodOverride?: number): Promise<void> {
+    const running = state.containers.filter((c) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED' || c.state === 'CONTAINER_UNKNOWN');
+    const inits = pod.spec?.initContainers ?? [];
+    const specOf = (c: ContainerRuntimeStatus): Container => [...inits, ...(pod.spec?.containers ?? [])].find((s) => s.name === c.name) ?? { name: c.name };
+    const isSidecar = (c: ContainerRuntimeStatus) => isRestartableInitContainer(inits.find((i) => i.name === c.name));
+    await Promise.all(running.filter((c) => !isSidecar(c)).map((c) => this.killContainer(pod, specOf(c), c.id, '', gracePeriodOverride)));
+    const sidecars = running.filter(isSidecar).sort((a, b) => inits.findIndex((i) => i.name === b.name) - inits.findIndex((i) => i.name === a.name));
+    for (const c of sidecars) await this.killContainer(pod, specOf(c), c.id, '', gracePeriodOverride);
+    for (const s of state.sandboxes) {
+      try {
+        await this.config.runtime.stopPodSandbox(s.id);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+  }
+
+  /** Removes every container and sandbox of a terminated pod from the runtime. */
+  async removePod(state: PodRuntimeState): Promise<void> {
+    await this.removeContainers(state.containers);
+    for (const s of state.sandboxes) {
+      try {
+        await this.config.runtime.removePodSandbox(s.id);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+  }
+
+  private async removeContainers(list: ContainerRuntimeStatus[]): Promise<void> {
+    for (const c of list) {
+      try {
+        await this.config.runtime.removeContainer(c.id);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+  }
+
+  /**
+   * Only the newest exited attempt of each container is kept (pruneInitContainersBeforeStart, and
+   * container GC's one dead container per pod and name): it carries the restart count and the
+   * last state the status shows.
+   */
+  private async pruneExitedContainers(pod: Pod, state: PodRuntimeState): Promise<void> {
+    const names = new Set([...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name));
+    const stale: ContainerRuntimeStatus[] = [];
+    for (const name of names) {
+      const dead = state.containers.filter((c) => c.name === name && (c.state === 'CONTAINER_EXITED' || c.state === 'CONTAINER_UNKNOWN'));
+      // The state and the last state the status shows stay: two dead attempts when the newest is dead.
+      const keep = state.containers.find((c) => c.name === name)?.state === 'CONTAINER_EXITED' ? 2 : 1;
+      stale.push(...dead.slice(keep));
+    }
+    await this.removeContainers(stale);
+  }
+}

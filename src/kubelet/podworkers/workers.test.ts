@@ -1,0 +1,399 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Container, Pod, PodStatus } from '../../api/types.js';
+import { summarizePod } from '../../api/pod/status.js';
+import { FakeClock } from '../../util/clock.js';
+import { defaultKubeletConfig } from '../config.js';
+import { FakeRecorder } from '../events.js';
+import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, CONTAINER_RESTART_COUNT_ANNOTATION, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, hashContainer } from '../kuberuntime/labels.js';
+import type { ContainerConfigInput } from '../kuberuntime/container.js';
+import { KubeRuntimeManager } from '../kuberuntime/manager.js';
+import type { ImageManager } from '../images/manager.js';
+import { makePod } from '../kuberuntime/testing.js';
+import { FakeRuntime } from '../runtime/fake/fake.js';
+import { RuntimeError, type PodSandboxConfig } from '../runtime/types.js';
+import { StatusManager, type PodStatusClient } from '../status/manager.js';
+import { Pleg } from './pleg.js';
+import { KubeletPodSyncer } from './sync.js';
+import { PodWorkers } from './workers.js';
+
+function podLabels(pod: Pod): Record<string, string> {
+  return { [POD_NAME_LABEL]: pod.metadata!.name!, [POD_NAMESPACE_LABEL]: pod.metadata!.namespace!, [POD_UID_LABEL]: pod.metadata!.uid! };
+}
+
+function fakeSandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
+  return {
+    metadata: { name: pod.metadata!.name!, namespace: pod.metadata!.namespace!, uid: pod.metadata!.uid!, attempt },
+    labels: podLabels(pod),
+    linux: { security_context: { namespace_options: { network: pod.spec?.hostNetwork ? 'NODE' : 'POD' } } },
+  };
+}
+
+/** The API server's copy of the pods, patched by the status manager. */
+class FakeAPI implements PodStatusClient {
+  readonly pods = new Map<string, Pod>();
+  readonly deleted: string[] = [];
+  patches = 0;
+  failNextPatch?: Error;
+  async patchPodStatus(namespace: string, name: string, patch: unknown): Promise<Pod> {
+    await Promise.resolve();
+    if (this.failNextPatch) {
+      const err = this.failNextPatch;
+      this.failNextPatch = undefined;
+      throw err;
+    }
+    const key = `${namespace}/${name}`;
+    const pod = this.pods.get(key)!;
+    const diff = (patch as { status: Record<string, unknown> }).status;
+    const status = { ...pod.status } as Record<string, unknown>;
+    for (const [k, v] of Object.entries(diff)) {
+      if (k.startsWith('$')) continue;
+      if (v === null) delete status[k];
+      else status[k] = v;
+    }
+    this.patches++;
+    const updated = { ...pod, status: status as PodStatus };
+    this.pods.set(key, updated);
+    return updated;
+  }
+  async deletePod(namespace: string, name: string): Promise<void> {
+    this.deleted.push(`${namespace}/${name}`);
+    this.pods.delete(`${namespace}/${name}`);
+  }
+}
+
+class Harness {
+  readonly clock = new FakeClock();
+  readonly runtime = new FakeRuntime(this.clock);
+  readonly recorder = new FakeRecorder();
+  readonly api = new FakeAPI();
+  readonly cfg = defaultKubeletConfig({ nodeName: 'node-1', rootDir: 'kubelet', nodeIP: '192.0.2.10' });
+  readonly failPull = new Set<string>();
+  readonly manager: KubeRuntimeManager;
+  readonly status: StatusManager;
+  readonly workers: PodWorkers;
+  readonly pleg: Pleg;
+  unmounted: string[] = [];
+  cleaned: string[] = [];
+
+  constructor(runtime?: FakeRuntime) {
+    if (runtime) this.runtime = runtime;
+    this.runtime.addImage('busybox');
+    const images: ImageManager = {
+      ensureImageExists: async (_pod, c) => {
+        if (this.failPull.has(c.image!)) return { ok: false, reason: 'ErrImagePull', message: `failed to pull and unpack image "${c.image}"` };
+        return { ok: true, imageRef: await this.runtime.pullImage({ image: c.image! }), user: {} };
+      },
+    };
+    this.manager = new KubeRuntimeManager({
+      runtime: this.runtime,
+      cfg: this.cfg,
+      clock: this.clock,
+      recorder: this.recorder,
+      images,
+      sources: { getConfigMap: async () => undefined, getSecret: async () => undefined },
+      generatePodSandboxConfig: fakeSandboxConfig,
+      generateContainerConfig: async (i: ContainerConfigInput) => {
+        if (i.container.env?.some((e) => e.name === 'BROKEN')) throw new Error('configmap "missing" not found');
+        return {
+          metadata: { name: i.container.name, attempt: i.restartCount },
+          image: { image: i.container.image! },
+          labels: { ...podLabels(i.pod), [CONTAINER_NAME_LABEL]: i.container.name },
+          annotations: { [CONTAINER_HASH_ANNOTATION]: hashContainer(i.container), [CONTAINER_RESTART_COUNT_ANNOTATION]: String(i.restartCount) },
+        };
+      },
+    });
+    this.status = new StatusManager({ client: this.api, clock: this.clock });
+    const syncer = new KubeletPodSyncer({
+      runtime: this.runtime,
+      manager: this.manager,
+      status: this.status,
+      volumes: { mountPod: async () => ({ mounts: () => [] }), unmountPod: async (uid) => void this.unmounted.push(uid) },
+      cfg: this.cfg,
+      clock: this.clock,
+      cleanupPod: async (pod) => void this.cleaned.push(pod.metadata!.uid!),
+    });
+    this.workers = new PodWorkers({ syncer, clock: this.clock });
+    this.pleg = new Pleg({ runtime: this.runtime, clock: this.clock, relistPeriodMs: this.cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid) });
+  }
+
+  start(): void {
+    this.status.start();
+    this.workers.start();
+    this.pleg.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.pleg.stop();
+    await this.workers.stop();
+    await this.status.stop();
+  }
+
+  add(pod: Pod): void {
+    this.api.pods.set(`${pod.metadata!.namespace}/${pod.metadata!.name}`, pod);
+    this.workers.updatePod({ type: 'create', pod });
+  }
+
+  pod(name = 'web'): Pod {
+    return this.api.pods.get(`default/${name}`)!;
+  }
+
+  async settle(ms = 0): Promise<void> {
+    await this.clock.advance(ms);
+    await this.workers.idle();
+    await this.status.idle();
+    await this.clock.advance(0);
+  }
+
+  kubectlStatus(name = 'web'): string {
+    return summarizePod(this.pod(name)).reason;
+  }
+
+  running(name: string, uid = 'uid-1') {
+    return this.runtime.containersNamed(uid, name).find((c) => c.state === 'CONTAINER_RUNNING');
+  }
+
+  events(reason?: string): string[] {
+    return this.recorder.events.filter((e) => !reason || e.reason === reason).map((e) => `${e.reason} ${e.message}`);
+  }
+}
+
+test('create: sandbox, init containers one at a time, then the app containers together', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ initContainers: ['wait-service', 'migrate'], containers: ['nginx', 'sidecar'] }));
+  await h.settle();
+  assert.equal(h.runtime.sandboxes.size, 1);
+  assert.ok(h.running('wait-service'));
+  assert.equal(h.running('migrate'), undefined);
+  assert.equal(h.kubectlStatus(), 'Init:0/2');
+  assert.equal(h.pod().status?.phase, 'Pending');
+  assert.equal(h.pod().status?.podIP, '10.88.0.2');
+
+  h.runtime.exitContainer(h.running('wait-service')!.id, 0);
+  await h.settle(1000); // the relist notices the exit
+  assert.ok(h.running('migrate'));
+  assert.equal(h.kubectlStatus(), 'Init:1/2');
+
+  h.runtime.exitContainer(h.running('migrate')!.id, 0);
+  await h.settle(1000);
+  assert.ok(h.running('nginx'));
+  assert.ok(h.running('sidecar'));
+  assert.equal(h.pod().status?.phase, 'Running');
+  assert.equal(h.kubectlStatus(), 'Running');
+  assert.equal(h.pod().status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  assert.deepEqual(h.events('Created').slice(0, 2), ['Created Created container: wait-service', 'Created Created container: migrate']);
+  assert.ok(h.events('Started').includes('Started Started container nginx'));
+  assert.equal(h.recorder.events.find((e) => e.reason === 'Started')?.object.fieldPath, 'spec.initContainers{wait-service}');
+  await h.stop();
+  assert.equal(h.clock.pending(), 0, 'stop() leaves no timers');
+});
+
+test('the status is written right after the start, without waiting for a relist', async () => {
+  const h = new Harness();
+  h.add(makePod());
+  await h.workers.idle();
+  await h.status.idle();
+  assert.equal(h.pod().status?.phase, 'Running');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.containerID, `containerd://${h.running('nginx')!.id}`);
+  await h.stop();
+});
+
+test('crash loop: restarts at once, then back-off 10s, 20s, 40s … capped at 5m', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod());
+  await h.settle();
+  const restartDelays: number[] = [];
+  let lastExit = 0;
+  for (let i = 0; i < 8; i++) {
+    const c = h.running('nginx')!;
+    if (i > 0) restartDelays.push(c.createdAt - lastExit);
+    h.runtime.exitContainer(c.id, 1);
+    lastExit = h.clock.now();
+    await h.settle(1000); // relist
+    if (!h.running('nginx')) {
+      assert.equal(h.kubectlStatus(), 'CrashLoopBackOff');
+      const waiting = h.pod().status?.containerStatuses?.[0]?.state?.waiting;
+      assert.match(waiting?.message ?? '', /^back-off \d+(m\d+)?s restarting failed container=nginx pod=web_default\(uid-1\)$/);
+    }
+    for (let t = 0; t < 400 && !h.running('nginx'); t++) await h.settle(1000);
+  }
+  assert.deepEqual(restartDelays, [1000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000]);
+  const status = h.pod().status!.containerStatuses![0]!;
+  assert.equal(status.restartCount, 8);
+  assert.equal(status.lastState?.terminated?.exitCode, 1);
+  assert.ok(h.events('BackOff').includes('BackOff Back-off restarting failed container nginx in pod web_default(uid-1)'));
+  // Old attempts are pruned: the running one and the last dead one remain.
+  assert.ok(h.runtime.containersNamed('uid-1', 'nginx').length <= 2);
+  await h.stop();
+});
+
+for (const [policy, exitCode, phase, column] of [
+  ['Never', 0, 'Succeeded', 'Completed'],
+  ['Never', 1, 'Failed', 'Error'],
+  ['OnFailure', 0, 'Succeeded', 'Completed'],
+] as const) {
+  test(`restartPolicy ${policy}, exit ${exitCode}: ${phase}, no restart, containers kept until deletion`, async () => {
+    const h = new Harness();
+    h.start();
+    h.add(makePod({ restartPolicy: policy }));
+    await h.settle();
+    h.runtime.exitContainer(h.running('nginx')!.id, exitCode);
+    await h.settle(1000);
+    assert.equal(h.pod().status?.phase, phase);
+    assert.equal(h.kubectlStatus(), column);
+    assert.equal(h.workers.state('uid-1'), 'terminated');
+    assert.equal(h.runtime.containersNamed('uid-1', 'nginx').length, 1);
+    assert.equal(h.runtime.callsOf('createContainer').length, 1);
+    await h.settle(120_000);
+    assert.equal(h.runtime.callsOf('createContainer').length, 1, 'a terminal pod never restarts');
+    assert.deepEqual(h.api.deleted, [], 'not deleted: nobody asked');
+    await h.stop();
+  });
+}
+
+test('OnFailure: a failed container restarts', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ restartPolicy: 'OnFailure' }));
+  await h.settle();
+  h.runtime.exitContainer(h.running('nginx')!.id, 3);
+  await h.settle(1000);
+  assert.ok(h.running('nginx'));
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+  await h.stop();
+});
+
+test('init container failing under Never: pod Failed, app never started', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ restartPolicy: 'Never', initContainers: ['i0'] }));
+  await h.settle();
+  h.runtime.exitContainer(h.running('i0')!.id, 1);
+  await h.settle(1000);
+  assert.equal(h.pod().status?.phase, 'Failed');
+  assert.equal(h.kubectlStatus(), 'Init:Error');
+  assert.equal(h.runtime.containersNamed('uid-1', 'nginx').length, 0);
+  await h.stop();
+});
+
+test('delete: terminating, killed with the grace period, cleaned up, then deleted by the status manager', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ initContainers: [{ name: 'proxy', restartPolicy: 'Always' }] }));
+  await h.settle();
+  await h.settle(1000);
+  assert.ok(h.running('nginx'));
+  const pod = h.pod();
+  const deleting: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 } };
+  const names = new Map([...h.runtime.containers.values()].map((c) => [c.id, c.config.metadata.name]));
+  h.api.pods.set('default/web', deleting);
+  h.workers.updatePod({ type: 'update', pod: deleting });
+  h.status.updatePod(deleting);
+  await h.settle();
+  const stops = h.runtime.callsOf('stopContainer').map(([id, grace]) => [names.get(id as string), grace]);
+  assert.deepEqual(stops, [
+    ['nginx', 30],
+    ['proxy', 30],
+  ], 'app first, then the sidecar');
+  assert.deepEqual(h.events('Killing'), ['Killing Stopping container nginx', 'Killing Stopping container proxy']);
+  assert.equal(h.workers.state('uid-1'), 'terminated');
+  assert.deepEqual(h.unmounted, ['uid-1']);
+  assert.deepEqual(h.cleaned, ['uid-1']);
+  assert.equal(h.runtime.containers.size, 0);
+  assert.equal(h.runtime.sandboxes.size, 0);
+  assert.deepEqual(h.api.deleted, ['default/web']);
+  await h.stop();
+});
+
+test('a dead sandbox is recreated with SandboxChanged, and init containers run again', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ initContainers: ['i0'] }));
+  await h.settle();
+  h.runtime.exitContainer(h.running('i0')!.id, 0);
+  await h.settle(1000);
+  assert.ok(h.running('nginx'));
+  const [first] = h.runtime.sandboxes.keys();
+  h.runtime.killSandbox(first!);
+  await h.settle(1000);
+  assert.ok(h.events('SandboxChanged').includes('SandboxChanged Pod sandbox changed, it will be killed and re-created.'));
+  const ready = [...h.runtime.sandboxes.values()].filter((s) => s.state === 'SANDBOX_READY');
+  assert.equal(ready.length, 1);
+  assert.equal(ready[0]!.config.metadata.attempt, 1);
+  assert.ok(h.running('i0'), 'initialization starts over');
+  h.runtime.exitContainer(h.running('i0')!.id, 0);
+  await h.settle(1000);
+  assert.ok(h.running('nginx'));
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+  await h.stop();
+});
+
+test('kubelet restart: a new worker adopts running containers without restarting them', async () => {
+  const first = new Harness();
+  first.start();
+  first.add(makePod());
+  await first.settle();
+  first.runtime.exitContainer(first.running('nginx')!.id, 1);
+  await first.settle(1000);
+  const before = first.running('nginx')!;
+  assert.equal(first.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+  await first.stop();
+
+  const second = new Harness(first.runtime);
+  second.start();
+  second.add(first.pod());
+  await second.settle(2000);
+  assert.equal(second.running('nginx')!.id, before.id, 'same container');
+  assert.equal(second.runtime.callsOf('createContainer').length, first.runtime.callsOf('createContainer').length);
+  assert.equal(second.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+  assert.equal(second.pod().status?.phase, 'Running');
+  await second.stop();
+});
+
+test('start failures surface as waiting reasons: ErrImagePull, CreateContainerConfigError, RunContainerError', async () => {
+  const h = new Harness();
+  h.start();
+  h.failPull.add('nginx:broken');
+  const broken: Partial<Container> = { name: 'cfg', env: [{ name: 'BROKEN', value: '1' }] };
+  h.add(makePod({ containers: [{ name: 'pull', image: 'nginx:broken' }, broken, 'run'] }));
+  h.runtime.failNext('startContainer', new RuntimeError('UNKNOWN', 'failed to create containerd task: exec: "nope": not found'));
+  await h.settle();
+  const byName = new Map(h.pod().status!.containerStatuses!.map((c) => [c.name, c.state?.waiting]));
+  assert.deepEqual(byName.get('pull'), { reason: 'ErrImagePull', message: 'failed to pull and unpack image "nginx:broken"' });
+  assert.deepEqual(byName.get('cfg'), { reason: 'CreateContainerConfigError', message: 'configmap "missing" not found' });
+  assert.equal(byName.get('run')?.reason, 'RunContainerError');
+  assert.ok(h.events('Failed').includes('Failed Error: configmap "missing" not found'));
+  // The error back-off retries: the created-but-not-started container is started again.
+  await h.settle(10_000);
+  assert.ok(h.running('run'));
+  await h.stop();
+});
+
+test('a status write that fails is retried with back-off', async () => {
+  const h = new Harness();
+  h.api.failNextPatch = Object.assign(new Error('etcdserver: request timed out'), { code: 500 });
+  h.start();
+  h.add(makePod());
+  await h.settle();
+  assert.equal(h.pod().status?.phase, 'Pending');
+  await h.settle(500);
+  assert.equal(h.pod().status?.phase, 'Running');
+  await h.stop();
+});
+
+test('a pod rejected by admission (phase Failed) never runs a container', async () => {
+  const h = new Harness();
+  h.start();
+  const pod = makePod();
+  const rejected: Pod = { ...pod, status: { phase: 'Failed', reason: 'OutOfcpu', message: 'Pod was rejected: x' } };
+  h.status.setPodStatus(pod, rejected.status!);
+  h.add(rejected);
+  await h.settle(1000);
+  assert.equal(h.workers.state('uid-1'), 'terminated');
+  assert.equal(h.runtime.sandboxes.size, 0);
+  assert.equal(h.pod().status?.phase, 'Failed');
+  assert.equal(h.pod().status?.reason, 'OutOfcpu');
+  await h.stop();
+});

@@ -1,0 +1,161 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { ensurePki, issueClientCertificate, issueServingCertificate, type CertKeyPair, type Pki } from '../../apiserver/authn/pki.js';
+import { realClock } from '../../util/clock.js';
+import { formatCriLine } from '../logs/cri.js';
+import { RuntimeError, type ContainerStatus } from '../runtime/types.js';
+import { KubeletServer, type KubeletHost } from './server.js';
+import { validateContainerLogStatus } from './containerlogs.js';
+
+let dir: string;
+let pki: Pki;
+let otherPki: Pki;
+let server: KubeletServer;
+const running = new Set(['c-now']);
+
+const pod: Pod = {
+  metadata: { name: 'web', namespace: 'default', uid: 'u1' },
+  spec: { nodeName: 'n1', containers: [{ name: 'nginx' }, { name: 'waiting' }], initContainers: [{ name: 'init' }] },
+  status: {
+    containerStatuses: [
+      {
+        name: 'nginx',
+        ready: true,
+        restartCount: 1,
+        image: 'nginx',
+        imageID: '',
+        containerID: 'containerd://c-now',
+        state: { running: { startedAt: '2026-01-01T00:00:00Z' } },
+        lastState: { terminated: { exitCode: 1, containerID: 'containerd://c-old' } },
+      },
+      { name: 'waiting', ready: false, restartCount: 0, image: 'x', imageID: '', state: { waiting: { reason: 'ContainerCreating' } } },
+    ],
+  },
+};
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kite-kubeletsrv-'));
+  pki = await ensurePki(join(dir, 'pki'));
+  otherPki = await ensurePki(join(dir, 'other'));
+  await writeFile(join(dir, 'now.log'), formatCriLine('2026-01-01T00:00:01Z', 'stdout', 'current 1') + formatCriLine('2026-01-01T00:00:02Z', 'stderr', 'current 2'));
+  await writeFile(join(dir, 'old.log'), formatCriLine('2026-01-01T00:00:00Z', 'stdout', 'previous'));
+  const host: KubeletHost = {
+    getPodByName: (ns, name) => (ns === 'default' && name === 'web' ? pod : undefined),
+    getPods: () => [pod],
+    runtime: {
+      containerStatus: async (id: string) => {
+        if (id === 'c-now') return { id, log_path: join(dir, 'now.log'), state: running.has(id) ? 'CONTAINER_RUNNING' : 'CONTAINER_EXITED' } as ContainerStatus;
+        if (id === 'c-old') return { id, log_path: join(dir, 'old.log'), state: 'CONTAINER_EXITED' } as ContainerStatus;
+        throw new RuntimeError('NOT_FOUND', `container ${id} not found`);
+      },
+    },
+  };
+  const serving = await issueServingCertificate(pki, { commonName: 'n1', sans: ['127.0.0.1'] });
+  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0 }, serving, caPem: pki.ca.certPem, host, clock: realClock, logger: pino({ level: 'silent' }) });
+  await server.start();
+});
+
+after(async () => {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function get(path: string, client?: CertKeyPair): Promise<{ code: number; body: string; type?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, ca: pki.ca.certPem, cert: client?.certPem, key: client?.keyPem, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), type: res.headers['content-type'] }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a free port was bound and is exposed', () => {
+  assert.ok(server.port > 0);
+});
+
+test('authentication and authorization', async () => {
+  assert.deepEqual(await get('/healthz'), { code: 401, body: 'Unauthorized', type: 'text/plain; charset=utf-8' });
+  assert.equal((await get('/healthz', otherPki.admin)).code, 401, 'a certificate from another CA');
+  assert.equal((await get('/healthz', pki.admin)).body, 'ok');
+  const apiserver = await issueClientCertificate(pki, { commonName: 'kube-apiserver-kubelet-client' });
+  assert.equal((await get('/healthz', apiserver)).code, 200);
+  const node = await issueClientCertificate(pki, { commonName: 'system:node:n2', organizations: ['system:nodes'] });
+  assert.deepEqual(await get('/containerLogs/default/web/nginx', node), {
+    code: 403,
+    body: 'Forbidden (user=system:node:n2, verb=get, resource=nodes, subresource=proxy)',
+    type: 'text/plain; charset=utf-8',
+  });
+});
+
+test('/pods lists the pods as a PodList', async () => {
+  const r = await get('/pods', pki.admin);
+  const list = JSON.parse(r.body) as { kind: string; items: Pod[] };
+  assert.equal(list.kind, 'PodList');
+  assert.deepEqual(list.items.map((p) => p.metadata?.name), ['web']);
+});
+
+test('/containerLogs serves the current and previous container', async () => {
+  assert.equal((await get('/containerLogs/default/web/nginx', pki.admin)).body, 'current 1\ncurrent 2\n');
+  assert.equal((await get('/containerLogs/default/web/nginx?tailLines=1&timestamps=true', pki.admin)).body, '2026-01-01T00:00:02.000000000Z current 2\n');
+  assert.equal((await get('/containerLogs/default/web/nginx?tail=1', pki.admin)).body, 'current 2\n');
+  assert.equal((await get('/containerLogs/default/web/nginx?previous=true', pki.admin)).body, 'previous\n');
+  assert.equal((await get('/containerLogs/default/web/nginx?limitBytes=3', pki.admin)).body, 'cur');
+});
+
+test('/containerLogs errors as upstream\'s kubelet', async () => {
+  const cases: [string, number, string][] = [
+    ['/containerLogs/default/nope/nginx', 404, 'pod "nope" does not exist'],
+    ['/containerLogs/default/web/other', 404, 'container "other" not found in pod "web"'],
+    ['/containerLogs/default/web/waiting', 400, 'container "waiting" in pod "web" is waiting to start: ContainerCreating'],
+    ['/containerLogs/default/web/init', 400, 'container "init" in pod "web" is not available'],
+    ['/containerLogs/default/web/nginx?tailLines=-1', 422, '{"message": "Invalid request."}'],
+    ['/containerLogs/default/web/nginx?tailLines=x', 400, '{"message": "Unable to decode query."}'],
+    ['/containerLogs/default/web', 400, '{"message": "Missing container name."}'],
+    ['/exec/default/web/nginx', 501, 'exec is not implemented by this kubelet yet'],
+    ['/nothing', 404, '404 page not found'],
+  ];
+  for (const [path, code, body] of cases) {
+    const r = await get(path, pki.admin);
+    assert.deepEqual([r.code, r.body], [code, body], path);
+  }
+});
+
+test('follow ends once the container stops', async () => {
+  running.add('c-now');
+  const pending = get('/containerLogs/default/web/nginx?follow=true', pki.admin);
+  running.delete('c-now');
+  const r = await pending;
+  assert.equal(r.body, 'current 1\ncurrent 2\n');
+});
+
+test('validateContainerLogStatus table', () => {
+  const status = (s: object) => ({ containerStatuses: [{ name: 'c', ready: false, restartCount: 0, image: '', imageID: '', ...s }] });
+  const cases: [object, boolean, string][] = [
+    [{ state: { terminated: { exitCode: 0, containerID: 'containerd://t' } } }, false, 't'],
+    [{ state: { terminated: { exitCode: 0 } }, lastState: { terminated: { exitCode: 1, containerID: 'containerd://l' } } }, false, 'l'],
+    [{ state: { terminated: { exitCode: 0 } } }, false, 'container "c" in pod "p" is terminated'],
+    [{ state: { waiting: { reason: 'ErrImagePull' } } }, false, 'container "c" in pod "p" is waiting to start: image can\'t be pulled'],
+    [{ state: { waiting: { reason: 'ImagePullBackOff' } } }, false, 'container "c" in pod "p" is waiting to start: trying and failing to pull image'],
+    [{ state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, containerID: 'containerd://l' } } }, false, 'l'],
+    [{ state: {} }, false, 'container "c" in pod "p" is waiting to start - no logs yet'],
+    [{ state: { running: {} }, containerID: 'containerd://r' }, true, 'previous terminated container "c" in pod "p" not found'],
+  ];
+  for (const [s, previous, want] of cases) {
+    let got: string;
+    try {
+      got = validateContainerLogStatus('p', status(s), 'c', previous);
+    } catch (err) {
+      got = (err as Error).message;
+    }
+    assert.equal(got, want, JSON.stringify(s));
+  }
+});

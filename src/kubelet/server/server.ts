@@ -1,0 +1,267 @@
+// The kubelet's HTTPS API (upstream's pkg/kubelet/server): /healthz, /pods and
+// /containerLogs/{namespace}/{pod}/{container}, on the node's address with a serving certificate
+// from the cluster CA. Every request needs a client certificate from that CA (anonymous auth off:
+// 401), and only cluster admins and the API server's kubelet client may use it (others: 403 with
+// upstream's message). exec, attach, portForward and stats have their place here and answer 501
+// until they are implemented.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { CertKeyPair } from '../../apiserver/authn/pki.js';
+import { X509Authenticator } from '../../apiserver/authn/x509.js';
+import type { UserInfo } from '../../apiserver/authn/user.js';
+import { podLogOptionsFromQuery, validatePodLogOptions } from '../../api/validation/podlogoptions.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
+import type { KubeletConfig } from '../config.js';
+import type { RuntimeService } from '../runtime/types.js';
+import { isNotFound } from '../runtime/types.js';
+import { logOptionsFrom, readLogs } from '../logs/read.js';
+import { ContainerLogError, hasContainer, validateContainerLogStatus } from './containerlogs.js';
+
+/** What the server needs from the kubelet it belongs to. */
+export interface KubeletHost {
+  /** The pods this kubelet runs (bound to its node), by namespace and name. */
+  getPodByName(namespace: string, name: string): Pod | undefined;
+  getPods(): Pod[];
+  /** The pod's status as the kubelet last computed it (its status manager); undefined falls back to pod.status. */
+  getPodStatus?(pod: Pod): PodStatus | undefined;
+  /** For a container's log path and whether it still runs. */
+  runtime: Pick<RuntimeService, 'containerStatus'>;
+}
+
+export interface KubeletServerOptions {
+  config: Pick<KubeletConfig, 'nodeIP' | 'port'>;
+  /** The kubelet's serving certificate, signed by the cluster CA and valid for nodeIP. */
+  serving: CertKeyPair;
+  /** The cluster CA: client certificates must chain to it. */
+  caPem: string;
+  host: KubeletHost;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The identity kube-apiserver uses towards kubelets (kubeadm's apiserver-kubelet-client). */
+export const APISERVER_KUBELET_CLIENT = 'kube-apiserver-kubelet-client';
+const privilegedGroups = ['system:masters', 'kubeadm:cluster-admins'];
+const streamingRoutes = new Set(['exec', 'attach', 'portForward', 'run']);
+
+class HttpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Route = (req: IncomingMessage, res: ServerResponse, url: URL, parts: string[]) => Promise<void>;
+
+export class KubeletServer {
+  private server?: Server;
+  private boundPort = 0;
+  private readonly authenticator: X509Authenticator;
+  private readonly streams = new Set<AbortController>();
+  private readonly routes: Record<string, Route>;
+
+  constructor(private readonly opts: KubeletServerOptions) {
+    this.authenticator = new X509Authenticator(opts.caPem);
+    const notImplemented: Route = async (_req, _res, url) => {
+      throw new HttpError(501, `${url.pathname.split('/')[1]} is not implemented by this kubelet yet`);
+    };
+    this.routes = {
+      healthz: async (_req, res) => writePlain(res, 200, 'ok'),
+      pods: async (_req, res) => this.pods(res),
+      containerLogs: (req, res, url, parts) => this.containerLogs(req, res, url, parts),
+      // Issue 5: streaming (exec, attach, port-forward through the runtime's streaming server) and stats.
+      exec: notImplemented,
+      attach: notImplemented,
+      portForward: notImplemented,
+      run: notImplemented,
+      stats: notImplemented,
+    };
+  }
+
+  /** The port the server listens on (the node reports it as daemonEndpoints.kubeletEndpoint). */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  async start(): Promise<void> {
+    const { serving, caPem, config } = this.opts;
+    // The TLS layer asks for a certificate; authentication decides (401 rather than a failed handshake).
+    const server = createServer({ key: serving.keyPem, cert: serving.certPem, ca: caPem, requestCert: true, rejectUnauthorized: false }, (req, res) => void this.handle(req, res));
+    server.requestTimeout = 0;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.nodeIP, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = server.address();
+    this.boundPort = typeof addr === 'object' && addr ? addr.port : config.port;
+    this.server = server;
+  }
+
+  /** Ends log streams in progress and closes the listener. */
+  async stop(): Promise<void> {
+    for (const s of this.streams) s.abort();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'https://kubelet');
+      const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+      let user: UserInfo | undefined;
+      try {
+        user = await this.authenticator.authenticate(req);
+      } catch {
+        user = undefined;
+      }
+      if (!user) throw new HttpError(401, 'Unauthorized');
+      if (!authorized(user)) {
+        throw new HttpError(403, `Forbidden (user=${user.name}, verb=${verbOf(req.method)}, resource=nodes, subresource=${subresourceOf(parts[0])})`);
+      }
+      const route = parts[0] !== undefined ? this.routes[parts[0]] : undefined;
+      if (!route || !Object.hasOwn(this.routes, parts[0]!)) throw new HttpError(404, '404 page not found');
+      // exec, attach, portForward and run take POST (and upgrades); the rest are reads.
+      if (req.method !== 'GET' && req.method !== 'HEAD' && !streamingRoutes.has(parts[0]!)) throw new HttpError(405, 'Method Not Allowed');
+      await route(req, res, url, parts);
+    } catch (err) {
+      if (err instanceof HttpError || err instanceof ContainerLogError) return writePlain(res, err.code, err.message);
+      this.opts.logger.error({ err, url: req.url }, 'kubelet request failed');
+      writePlain(res, 500, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private async pods(res: ServerResponse): Promise<void> {
+    const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.opts.host.getPods() });
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  }
+
+  private async containerLogs(req: IncomingMessage, res: ServerResponse, url: URL, parts: string[]): Promise<void> {
+    const [, namespace, podName, containerName] = parts;
+    if (!podName) throw new HttpError(400, '{"message": "Missing podID."}');
+    if (!containerName) throw new HttpError(400, '{"message": "Missing container name."}');
+    if (!namespace) throw new HttpError(400, '{"message": "Missing podNamespace."}');
+    const query = new URLSearchParams(url.searchParams);
+    // The old "tail" parameter; "all" is the same as none.
+    const tail = query.get('tail');
+    if (tail) {
+      if (tail === 'all') query.delete('tailLines');
+      else query.set('tailLines', tail);
+    }
+    let podLogOptions;
+    try {
+      podLogOptions = podLogOptionsFromQuery(query);
+    } catch {
+      throw new HttpError(400, '{"message": "Unable to decode query."}');
+    }
+    if (validatePodLogOptions(podLogOptions).length > 0) throw new HttpError(422, '{"message": "Invalid request."}');
+
+    const { host, clock } = this.opts;
+    const pod = host.getPodByName(namespace, podName);
+    if (!pod) throw new HttpError(404, `pod ${JSON.stringify(podName)} does not exist`);
+    if (!hasContainer(pod, containerName)) throw new HttpError(404, `container ${JSON.stringify(containerName)} not found in pod ${JSON.stringify(podName)}`);
+    const status = host.getPodStatus?.(pod) ?? pod.status;
+    const containerId = validateContainerLogStatus(podName, status, containerName, podLogOptions.previous ?? false);
+    let logPath: string;
+    try {
+      logPath = (await host.runtime.containerStatus(containerId)).log_path;
+    } catch (err) {
+      throw new HttpError(400, `failed to get container status ${JSON.stringify(containerId)}: ${(err as Error).message}`);
+    }
+
+    // From here the answer is 200 and the body streams: like upstream (which writes before reading),
+    // a later failure is reported at the end of the body.
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    const abort = new AbortController();
+    this.streams.add(abort);
+    const onClose = () => abort.abort();
+    req.socket.once('close', onClose);
+    res.once('close', onClose);
+    try {
+      await readLogs(logPath, logOptionsFrom(podLogOptions, clock.now()), res, {
+        clock,
+        signal: abort.signal,
+        isRunning: async () => {
+          try {
+            return (await host.runtime.containerStatus(containerId)).state === 'CONTAINER_RUNNING';
+          } catch (err) {
+            if (isNotFound(err)) return false;
+            throw err;
+          }
+        },
+      });
+    } catch (err) {
+      if (!res.destroyed) res.write((err as Error).message);
+    } finally {
+      this.streams.delete(abort);
+      req.socket.off('close', onClose);
+      if (!res.destroyed) res.end();
+    }
+  }
+}
+
+function authorized(user: UserInfo): boolean {
+  return user.name === APISERVER_KUBELET_CLIENT || user.groups.some((g) => privilegedGroups.includes(g));
+}
+
+/** The verb the kubelet's authorizer sees (upstream's auth.go: GET is get, POST create, ...). */
+function verbOf(method: string | undefined): string {
+  switch (method) {
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'get';
+  }
+}
+
+/** The nodes subresource a kubelet path maps to (upstream's auth.go); anything else is "proxy". */
+function subresourceOf(first: string | undefined): string {
+  switch (first) {
+    case 'stats':
+      return 'stats';
+    case 'metrics':
+      return 'metrics';
+    case 'logs':
+      return 'log';
+    case 'spec':
+      return 'spec';
+    case 'pods':
+      return 'pods';
+    case 'healthz':
+      return 'healthz';
+    case 'configz':
+      return 'configz';
+    case 'checkpoint':
+      return 'checkpoint';
+    default:
+      return 'proxy';
+  }
+}
+
+function writePlain(res: ServerResponse, code: number, text: string): void {
+  if (res.headersSent) {
+    if (!res.destroyed) res.end();
+    return;
+  }
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
