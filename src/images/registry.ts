@@ -136,9 +136,10 @@ export class Registry {
     return res.headers.get('docker-content-digest') ?? undefined;
   }
 
+  /** Stops the registry of this data dir, whether this object started it or not. */
   async stop(): Promise<void> {
-    if (this.pid === undefined) return;
-    await stopDaemon(this.spec(), this.pid, this.clock);
+    const pid = this.pid ?? (await runningDaemonPid(this.spec()));
     this.pid = undefined;
+    if (pid !== undefined) await stopDaemon(this.spec(), pid, this.clock);
   }
 }

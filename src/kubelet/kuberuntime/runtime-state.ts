@@ -30,7 +30,7 @@ export interface ContainerRuntimeStatus {
   message: string;
   restartCount: number;
   hash: string;
-  /** The image as the spec named it. */
+  /** The image as the runtime names it (containerd: the first repo tag, e.g. docker.io/library/nginx:1.22). */
   image: string;
   /** The repo digest: docker.io/library/busybox@sha256:... */
   imageRef: string;
@@ -140,7 +140,7 @@ export async function listPodRuntimeStates(runtime: Runtime, podUID?: string, op
         message,
         restartCount: who.restartCount,
         hash: who.hash,
-        image: c.image?.user_specified_image || c.image?.image || st.image?.image || '',
+        image: st.image?.image || c.image?.image || c.image?.user_specified_image || '',
         imageRef: st.image_ref ?? c.image_ref ?? '',
       });
     }),

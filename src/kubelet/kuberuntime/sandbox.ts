@@ -120,7 +120,9 @@ export function podDNSConfig(pod: Pod, cfg: Pick<KubeletConfig, 'clusterDNS' | '
   else if (policy === 'ClusterFirstWithHostNet') type = 'Cluster';
   else if (policy === 'ClusterFirst' && !pod.spec?.hostNetwork) type = 'Cluster';
   else type = 'Host';
-  if (type === 'Cluster' && cfg.clusterDNS.length === 0) type = 'Host';
+  // Upstream falls back to the node's resolver; when the node has none a pod could use, the cluster's
+  // search paths stay so names keep their cluster form once cluster DNS exists.
+  if (type === 'Cluster' && cfg.clusterDNS.length === 0 && host.servers.length > 0) type = 'Host';
 
   let dns: Required<DNSConfig>;
   if (type === 'None') dns = { servers: [], searches: [], options: [] };
@@ -139,6 +141,9 @@ export function podDNSConfig(pod: Pod, cfg: Pick<KubeletConfig, 'clusterDNS' | '
     const podOptions = (extra.options ?? []).map((o) => (o.value !== undefined ? `${o.name}:${o.value}` : (o.name ?? '')));
     dns.options = mergeOptions(dns.options, podOptions);
   }
+  // containerd copies the node's own resolv.conf into a pod whose DNS config is empty, and the node's
+  // resolvers may be off the machine: ndots:1 (the resolver's default) keeps the file the pod's own.
+  if (type !== 'None' && dns.servers.length + dns.searches.length + dns.options.length === 0) dns.options = ['ndots:1'];
   return fitDNSLimits(dns);
 }
 

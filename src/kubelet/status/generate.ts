@@ -57,7 +57,7 @@ const goList = (names: string[]): string => `[${names.join(' ')}]`;
 
 function convertContainerStatus(cs: ContainerRuntimeStatus, spec: Container, old: ContainerStatus | undefined, runtimeName: string): ContainerStatus {
   const containerID = `${runtimeName}://${cs.id}`;
-  const status: ContainerStatus = { name: cs.name, image: spec.image ?? cs.image, imageID: cs.imageRef, containerID, restartCount: cs.restartCount, ready: false, state: {}, lastState: {} };
+  const status: ContainerStatus = { name: cs.name, image: cs.image || (spec.image ?? ''), imageID: cs.imageRef, containerID, restartCount: cs.restartCount, ready: false, state: {}, lastState: {} };
   switch (cs.state) {
     case 'CONTAINER_RUNNING':
       status.state = { running: { startedAt: rfc3339(cs.startedAt ?? cs.createdAt) } };
