@@ -3,7 +3,7 @@
 //   node --import tsx bench/api.ts [--rate 2000] [--seconds 5] [--backends sqlite,etcd]
 // Needs `npm run build` first (the server runs as its own process, as in production).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { EtcdStore } from '../src/storage/etcd/etcd-store.js';
 import { startEtcd } from '../src/storage/testing/etcd-server.js';
 import type { Store } from '../src/storage/store.js';
-import { header, openLoop, percentile, row, withCpu, type LoadResult } from './load.js';
+import { header, openLoop, percentile, processCpu, row, withCpu, type LoadResult } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
 const rate = Number(args.flags.get('rate') ?? 2000);
@@ -109,14 +109,6 @@ const selfCpu: CpuMeter = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-
-function processCpu(pid: number): CpuMeter {
-  const tick = 1000 / 100; // USER_HZ is 100 on Linux
-  return () => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * tick;
-  };
-}
 
 async function measure(ops: Ops, cpu: CpuMeter): Promise<Measured> {
   await ops.seedList();

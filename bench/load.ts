@@ -1,5 +1,6 @@
 // Open-loop load: operations start on a fixed schedule whatever the latency, and each latency is
 // measured from its scheduled start, so a server that falls behind shows it (no coordinated omission).
+import { readFileSync } from 'node:fs';
 
 export interface LoadResult {
   offered: number;
@@ -55,6 +56,15 @@ export function row(name: string, r: LoadResult): string {
 }
 
 export const header = '| operation | offered/s | achieved/s | p50 ms | p99 ms | errors | server CPU µs/op |\n|---|---|---|---|---|---|---|';
+
+/** A meter of the CPU milliseconds (user + system, all threads) a process has used so far. */
+export function processCpu(pid: number): () => number {
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * tick;
+  };
+}
 
 /** Runs a load and adds the CPU the serving side spent per completed operation. */
 export async function withCpu(cpuMs: () => number, run: () => Promise<LoadResult>): Promise<LoadResult> {

@@ -122,6 +122,7 @@ export async function upCommand(argv: string[]): Promise<void> {
   process.stdout.write(`kite API server listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
 
   await registry.start();
+  process.stdout.write(`registry: ${registry.host}\n`);
   await ensureImages({ cacheDir: resolve(args.flags.get('image-cache') ?? join(homedir(), '.cache', 'kite', 'images')), registry });
   agent = new Agent({
     server: server.url,

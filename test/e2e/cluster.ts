@@ -2,6 +2,7 @@
 // registry, containerd and the kubelet) in its own data directory, torn down with `kite reset`.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { kiteBin, tempDir } from './harness.js';
 
@@ -10,6 +11,8 @@ export interface KiteCluster {
   dataDir: string;
   kubeconfig: string;
   nodeName: string;
+  /** The local registry (host:port) the node pulls from; another agent can use it too. */
+  registry: string;
   proc: ChildProcess;
   /** Output so far (stderr), for failure messages. */
   log(): string;
@@ -39,7 +42,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<KiteClust
     if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
   });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const ready = await new Promise<{ url: string; kubeconfig: string; nodeName: string }>((resolve, reject) => {
+  const ready = await new Promise<{ url: string; kubeconfig: string; nodeName: string; registry: string }>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`kite up was not ready in time:\n${out}\n${stderr}`)), opts.timeoutMs ?? 180_000);
     const onData = (d: Buffer) => {
@@ -47,10 +50,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<KiteClust
       const url = /listening on (https:\/\/\S+)/.exec(out)?.[1];
       const kubeconfig = /kubeconfig: (\S+)/.exec(out)?.[1];
       const nodeName = /node (\S+) joined/.exec(out)?.[1];
-      if (url && kubeconfig && nodeName) {
+      const registry = /registry: (\S+)/.exec(out)?.[1];
+      if (url && kubeconfig && nodeName && registry) {
         clearTimeout(timer);
         proc.stdout!.off('data', onData);
-        resolve({ url, kubeconfig, nodeName });
+        resolve({ url, kubeconfig, nodeName, registry });
       }
     };
     proc.stdout!.on('data', onData);
@@ -71,6 +75,57 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<KiteClust
     },
     kill: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface KiteAgent {
+  dataDir: string;
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface AgentOptions {
+  nodeName: string;
+  /** Its own pod bridge, subnet and cgroup root, so it runs beside the cluster's own node. */
+  bridge: string;
+  podCIDR: string;
+  cgroupRoot: string;
+}
+
+/** `kite agent` joining `cluster` with the server's join token, pulling from the cluster's registry. */
+export async function startAgent(cluster: KiteCluster, opts: AgentOptions): Promise<KiteAgent> {
+  const dataDir = tempDir('agent');
+  const token = readFileSync(join(cluster.dataDir, 'join-token'), 'utf8').trim();
+  const args = [
+    kiteBin, 'agent', '--server', cluster.url, '--token', token, '--data-dir', dataDir, '--node-name', opts.nodeName, '--kubelet-port', '0',
+    '--registry', cluster.registry, '--bridge', opts.bridge, '--pod-cidr', opts.podCIDR, '--cgroup-root', opts.cgroupRoot,
+  ];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`kite agent did not join in time:\n${out}\n${stderr}`)), 120_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/node \S+ joined/.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kite agent exited with ${code} before it joined:\n${out}\n${stderr}`));
+    });
+  });
+  return {
+    dataDir,
+    proc,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       await exited;
     },
   };

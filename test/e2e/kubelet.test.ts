@@ -13,7 +13,9 @@ import type { Pod } from '../../src/api/types.js';
 import { summarizePod } from '../../src/api/pod/status.js';
 import { Client } from '../../src/client/client.js';
 import { eventually, kubectl, kubectlOk, removeDir, sharedDir } from './harness.js';
-import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
+import { canRunContainers, resetCluster, startAgent, startCluster, type KiteCluster } from './cluster.js';
+import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
+import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
@@ -31,7 +33,7 @@ spec:
   initContainers:
   - name: wait-service
     image: busybox:1.35
-    command: ['sh', '-c', 'echo checked; exit 0']
+    command: ['sh', '-c', 'echo checked; sleep 2']
   containers:
   - name: nginx
     image: nginx:1.22
@@ -40,7 +42,7 @@ spec:
 `;
 
 function pod(name: string, spec: Record<string, unknown>): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { terminationGracePeriodSeconds: 1, ...spec } });
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { run: name } }, spec: { terminationGracePeriodSeconds: 1, ...spec } });
 }
 
 const busybox = (name: string, script: string) => ({ name, image: 'busybox:1.35', command: ['sh', '-c', script] });
@@ -66,7 +68,37 @@ const scenarios: Record<string, string> = {
     ],
     volumes: [{ name: 'work', emptyDir: {} }],
   }),
+  oom: pod('oom', { restartPolicy: 'Never', containers: [{ ...busybox('app', 'head -c 200m /dev/zero | tail'), resources: { limits: { memory: '32Mi' } } }] }),
+  config: pod('config', {
+    securityContext: { runAsUser: 1000, runAsGroup: 3000 },
+    containers: [
+      {
+        ...busybox('app', 'id -u; id -g; cat /etc/cfg/greeting; echo; echo $FROM_SECRET; cat /etc/secret/token; echo; cat /etc/podinfo/labels; echo; cat /sys/fs/cgroup/memory/memory.limit_in_bytes; sleep 3600'),
+        env: [{ name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 'creds', key: 'user' } } }],
+        resources: { limits: { memory: '64Mi', cpu: '250m' } },
+        volumeMounts: [
+          { name: 'cfg', mountPath: '/etc/cfg' },
+          { name: 'secret', mountPath: '/etc/secret', readOnly: true },
+          { name: 'podinfo', mountPath: '/etc/podinfo' },
+        ],
+      },
+    ],
+    volumes: [
+      { name: 'cfg', configMap: { name: 'settings' } },
+      { name: 'secret', secret: { secretName: 'creds', items: [{ key: 'token', path: 'token' }] } },
+      { name: 'podinfo', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+    ],
+  }),
+  'missing-config': pod('missing-config', { containers: [{ ...busybox('app', 'sleep 3600'), env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'nope', key: 'x' } } }] }] }),
+  sidecar: pod('sidecar', { initContainers: [{ ...busybox('proxy', 'echo proxy up; sleep 3600'), restartPolicy: 'Always' }], containers: [busybox('app', 'sleep 3600')] }),
+  hostnet: pod('hostnet', { hostNetwork: true, containers: [busybox('app', 'sleep 3600')] }),
+  victim: pod('victim', { containers: [busybox('app', 'sleep 3600')] }),
 };
+
+const configObjects = [
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { greeting: 'hello from a configmap' } },
+  { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { user: 'admin', token: 's3cr3t' } },
+];
 
 describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
   let cluster: KiteCluster;
@@ -90,6 +122,7 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
 
   before(async () => {
     cluster = await startCluster();
+    for (const obj of configObjects) kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(obj));
     for (const manifest of Object.values(scenarios)) kubectlOk(cluster, ['apply', '-f', '-'], manifest);
   });
 
@@ -199,9 +232,9 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     assert.match(waiting.state!.waiting!.message!, new RegExp(`^back-off (20|40)s restarting failed container=app pod=crash_default\\(${uid}\\)$`));
     assert.equal(waiting.lastState?.terminated?.exitCode, 3);
     assert.equal(waiting.lastState?.terminated?.reason, 'Error');
-    assert.equal(status('crash'), 'CrashLoopBackOff');
+    // Between an exit and the next sync the container shows as terminated (Error), as upstream's does.
     const get = kubectlOk(cluster, ['get', 'pod', 'crash', '--no-headers']);
-    assert.match(get, /^crash\s+0\/1\s+CrashLoopBackOff\s+[2-9] \(\d+s ago\)/);
+    assert.match(get, /^crash\s+0\/1\s+(CrashLoopBackOff|Error)\s+[2-9] \(\d+s ago\)/);
     const ev = events('crash');
     assert.ok(ev.some((e) => e.startsWith('BackOff|Warning|Back-off restarting failed container app in pod crash_default(')), ev.join('\n'));
     // The previous attempt's log, and the current one's.
@@ -240,6 +273,79 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     assert.equal(r.stdout, 'line 1\nline 2\nline 3\n');
   });
 
+  it('shows an OOM kill as OOMKilled', async () => {
+    await waitStatus('oom', 'OOMKilled');
+    const t = getPod('oom').status!.containerStatuses![0]!.state!.terminated!;
+    assert.equal(t.reason, 'OOMKilled');
+    assert.equal(t.exitCode, 137);
+    assert.equal(getPod('oom').status?.phase, 'Failed');
+  });
+
+  it('runs a container with configMap, secret and downward API volumes, a secret env, its user and its memory limit', async () => {
+    await waitStatus('config', 'Running');
+    const out = await eventually(() => {
+      const o = kubectlOk(cluster, ['logs', 'config']);
+      return o.split('\n').length >= 8 ? o : undefined;
+    }, 'config logs');
+    assert.equal(out, ['1000', '3000', 'hello from a configmap', 'admin', 's3cr3t', `run="config"`, String(64 * 1024 * 1024), ''].join('\n'));
+    assert.equal(getPod('config').status?.qosClass, 'Guaranteed');
+  });
+
+  it('reports a missing configMap as CreateContainerConfigError', async () => {
+    await waitStatus('missing-config', 'CreateContainerConfigError');
+    const waiting = getPod('missing-config').status!.containerStatuses![0]!.state!.waiting!;
+    assert.equal(waiting.message, 'configmap "nope" not found');
+    assert.ok(events('missing-config').some((e) => e.startsWith('Failed|Warning|Error: configmap "nope" not found')), events('missing-config').join('\n'));
+  });
+
+  it('keeps a sidecar (restartable init container) running beside the app', async () => {
+    await waitStatus('sidecar', 'Running');
+    const p = getPod('sidecar');
+    assert.equal(p.status?.initContainerStatuses?.[0]?.state?.running !== undefined, true);
+    assert.equal(p.status?.initContainerStatuses?.[0]?.started, true);
+    assert.match(kubectlOk(cluster, ['get', 'pod', 'sidecar', '--no-headers']), /^sidecar\s+2\/2\s+Running/);
+  });
+
+  it('runs a hostNetwork pod on the node\'s address', async () => {
+    await waitStatus('hostnet', 'Running');
+    const p = getPod('hostnet');
+    assert.equal(p.status?.podIP, '127.0.0.1');
+    assert.equal(p.status?.hostIP, '127.0.0.1');
+  });
+
+  it('recreates a dead sandbox and restarts its containers (SandboxChanged)', async () => {
+    await waitStatus('victim', 'Running');
+    const before = getPod('victim').status!.containerStatuses![0]!;
+    const cri = new CriRuntime({ endpoint: join(cluster.dataDir, 'node', 'containerd', 'containerd.sock') });
+    try {
+      const [sandbox] = await cri.listPodSandbox({ label_selector: { [POD_NAME_LABEL]: 'victim' }, state: { state: 'SANDBOX_READY' } });
+      assert.ok(sandbox, 'the victim has a ready sandbox');
+      await cri.stopPodSandbox(sandbox.id);
+    } finally {
+      cri.close();
+    }
+    const after = await eventually(() => {
+      const c = getPod('victim').status?.containerStatuses?.[0];
+      return c?.state?.running && c.containerID !== before.containerID ? c : undefined;
+    }, 'the victim running again in a new sandbox', 60_000);
+    assert.equal(after.restartCount, before.restartCount + 1);
+    assert.ok(events('victim').some((e) => e.startsWith('SandboxChanged|Normal|Pod sandbox changed, it will be killed and re-created.')), events('victim').join('\n'));
+  });
+
+  it('keeps pods running while containerd is killed and restarted', async () => {
+    await waitStatus('web-ok', 'Running');
+    const before = getPod('web-ok').status!.containerStatuses![0]!;
+    const pidFile = join(cluster.dataDir, 'node', 'containerd', 'containerd.pid');
+    process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+    // The supervisor starts a new containerd, which finds the running containers in their shims.
+    await eventually(() => (readFileSync(pidFile, 'utf8').trim() !== '' && getPod('web-ok').status?.containerStatuses?.[0]?.state?.running ? true : undefined), 'web-ok still running', 60_000);
+    const page = await httpGet(`http://${getPod('web-ok').status!.podIP}:80/`);
+    assert.match(page, /Welcome to nginx!/);
+    const after = getPod('web-ok').status!.containerStatuses![0]!;
+    assert.equal(after.containerID, before.containerID);
+    assert.equal(after.restartCount, before.restartCount);
+  });
+
   it('adopts running containers after a kill -9 of kite: nothing restarts', async () => {
     await waitStatus('web-ok', 'Running');
     const before = getPod('web-ok').status!.containerStatuses![0]!;
@@ -255,6 +361,24 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     assert.equal(after.restartCount, before.restartCount);
     const page = await httpGet(`http://${getPod('web-ok').status!.podIP}:80/`);
     assert.match(page, /Welcome to nginx!/);
+  });
+
+  it('lets a second node join with kite agent and the join token, and runs a pod there', async () => {
+    const agent = await startAgent(cluster, { nodeName: 'node-2', bridge: 'kite-n2', podCIDR: '10.217.1.0/24', cgroupRoot: '/kite-node-2' });
+    try {
+      await eventually(() => (kubectlOk(cluster, ['get', 'node', 'node-2', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True' ? true : undefined), 'node-2 Ready');
+      const csrs = kubectlOk(cluster, ['get', 'csr', '--no-headers']);
+      assert.match(csrs, /kubernetes\.io\/kube-apiserver-client-kubelet\s+system:bootstrap:\S+\s+<none>\s+Approved,Issued/);
+      kubectlOk(cluster, ['apply', '-f', '-'], pod('on-node-2', { nodeName: 'node-2', restartPolicy: 'Never', containers: [busybox('app', 'echo hello from node-2')] }));
+      await waitStatus('on-node-2', 'Completed');
+      const p = getPod('on-node-2');
+      assert.match(p.status!.podIP!, /^10\.217\.1\./);
+      assert.equal(kubectlOk(cluster, ['logs', 'on-node-2']), 'hello from node-2\n');
+      kubectlOk(cluster, ['delete', 'pod', 'on-node-2', '--wait=true', '--timeout=60s']);
+    } finally {
+      await agent.stop();
+      resetCluster(agent.dataDir);
+    }
   });
 });
 

@@ -68,6 +68,14 @@ export function statusPatch(uid: string, old: PodStatus | undefined, status: Pod
     } else if (JSON.stringify(o[k]) !== JSON.stringify(n[k])) diff[k] = n[k];
   }
   if (diff.conditions) diff['$setElementOrder/conditions'] = (status.conditions ?? []).map((c) => ({ type: c.type }));
+  // podIPs and hostIPs merge by ip: an address the pod no longer has (a new sandbox) must be deleted.
+  for (const key of ['podIPs', 'hostIPs'] as const) {
+    if (!Array.isArray(diff[key])) continue;
+    const now = status[key] ?? [];
+    const gone = (old?.[key] ?? []).filter((a) => !now.some((b) => b.ip === a.ip));
+    diff[key] = [...now, ...gone.map((a) => ({ ip: a.ip, $patch: 'delete' }))];
+    diff[`$setElementOrder/${key}`] = now.map((a) => ({ ip: a.ip }));
+  }
   return { metadata: { uid }, status: diff };
 }
 

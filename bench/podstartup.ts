@@ -1,0 +1,343 @@
+// bench/podstartup: pod start-up latency on a real node (`kite up`: API server, scheduler, kubelet,
+// its own containerd), one pod after another, and in the same run the bare CRI floor underneath
+// (RunPodSandbox → CreateContainer → StartContainer called directly on the same containerd).
+//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20]
+// Needs `npm run build` first (`kite up` runs from dist, as in production) and root.
+//
+// kite's sample per pod: from sending the create to a pod watch (opened before) seeing phase
+// Running with the container running. The floor's sample: RunPodSandbox called → StartContainer
+// returned. busybox:1.35 is pulled by a warm-up pod first, so neither side measures a pull.
+//
+// The breakdown splits kite's samples, all on one wall clock (the benchmark's watch times and
+// containerd's own log lines, which carry nanosecond timestamps):
+//   create sent → create acknowledged → bound (spec.nodeName on the watch) → RunPodSandbox called
+//   → returned → CreateContainer called → StartContainer returned (containerd's log) → first
+//   status of the kubelet seen → Running seen.
+// The cluster has its own bridge, pod subnet and cgroup root, so it never collides with a test cluster.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from '../src/api/types.js';
+import { parseArgs } from '../src/cli/args.js';
+import { Client, type ResourceClient } from '../src/client/client.js';
+import { cgroupMounts, removePodCgroups } from '../src/kubelet/cm/cgroups.js';
+import { CriRuntime } from '../src/kubelet/runtime/cri/client.js';
+import { measureFloor, type FloorSamples } from '../src/kubelet/runtime/cri/floor.js';
+import { resetCluster, startCluster, type KiteCluster } from '../test/e2e/cluster.js';
+import { percentile, processCpu } from './load.js';
+
+const args = parseArgs(process.argv.slice(2));
+const podCount = Number(args.flags.get('pods') ?? 20);
+const floorCount = Number(args.flags.get('floor') ?? 20);
+const ns = 'podstartup';
+const image = 'busybox:1.35';
+const floorImage = 'docker.io/library/busybox:1.35';
+const floorCgroupRoot = '/kite-bench-floor';
+const clusterArgs = ['--bridge', 'kite-bench', '--pod-cidr', '10.217.250.0/24', '--cgroup-root', '/kite-bench'];
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable with containerd's log times. */
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function benchPod(name: string, command: string[], restartPolicy: 'Always' | 'Never'): Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns },
+    spec: { restartPolicy, terminationGracePeriodSeconds: 0, containers: [{ name: 'main', image, command }] },
+  };
+}
+
+/** Client-side times (ms, wall clock) at which the watch first saw each step of one pod. */
+interface Seen {
+  sent?: number;
+  acked?: number;
+  bound?: number;
+  /** The kubelet's first status write (containerStatuses present). */
+  kubeletStatus?: number;
+  sandboxReady?: number;
+  running?: number;
+  succeeded?: number;
+  deleted?: number;
+}
+
+const seen = new Map<string, Seen>();
+const seenOf = (name: string): Seen => {
+  let s = seen.get(name);
+  if (!s) seen.set(name, (s = {}));
+  return s;
+};
+
+function observe(type: string, pod: Pod): void {
+  const s = seenOf(pod.metadata?.name ?? '');
+  const t = now();
+  if (type === 'DELETED') {
+    s.deleted ??= t;
+    return;
+  }
+  if (pod.spec?.nodeName) s.bound ??= t;
+  if (pod.status?.containerStatuses?.length) s.kubeletStatus ??= t;
+  if (pod.status?.conditions?.some((c) => c.type === 'PodReadyToStartContainers' && c.status === 'True')) s.sandboxReady ??= t;
+  const main = pod.status?.containerStatuses?.find((c) => c.name === 'main');
+  if (pod.status?.phase === 'Running' && main?.state?.running) s.running ??= t;
+  if (pod.status?.phase === 'Succeeded') s.succeeded ??= t;
+}
+
+/** Follows the namespace's pods from a list's resourceVersion, resuming when the stream ends, until aborted. */
+async function followPods(pods: ResourceClient<Pod>, signal: AbortSignal): Promise<void> {
+  let rv = (await pods.list()).metadata?.resourceVersion;
+  while (!signal.aborted) {
+    try {
+      for await (const e of pods.watch({ resourceVersion: rv, allowWatchBookmarks: true }, signal)) {
+        if (e.type === 'ERROR') throw new Error(JSON.stringify(e.object));
+        rv = e.object.metadata?.resourceVersion ?? rv;
+        if (e.type !== 'BOOKMARK') observe(e.type, e.object);
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      console.error(`pod watch ended: ${String(err)}; resuming from ${rv}`);
+      await sleep(100);
+    }
+  }
+}
+
+async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = now() + timeoutMs;
+  while (!cond()) {
+    if (now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+/** What containerd's log says about one pod's sandbox and its container (wall-clock ms). */
+interface CriSteps {
+  runPodSandbox?: number;
+  sandboxReturned?: number;
+  createContainer?: number;
+  startReturned?: number;
+}
+
+/** containerd's RFC 3339 log time with nanoseconds as wall-clock ms (Date.parse keeps only milliseconds). */
+function logTimeMs(time: string): number {
+  const fraction = /\.(\d+)/.exec(time)?.[1] ?? '0';
+  return Date.parse(time.replace(/\.\d+/, '')) + Number(`0.${fraction}`) * 1000;
+}
+
+/**
+ * The CRI calls of each pod from containerd's info-level log: RunPodSandbox is logged with the pod's
+ * metadata, later calls with the sandbox or container ID it returned.
+ */
+function criStepsFromLog(logFile: string): Map<string, CriSteps> {
+  const byPod = new Map<string, CriSteps>();
+  const podOfSandbox = new Map<string, string>();
+  const podOfContainer = new Map<string, string>();
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    const time = /time="([^"]+)"/.exec(line)?.[1];
+    const msg = /msg="((?:[^"\\]|\\.)*)"/.exec(line)?.[1]?.replace(/\\"/g, '"');
+    if (!time || !msg) continue;
+    const t = logTimeMs(time);
+    let m: RegExpExecArray | null;
+    if ((m = /^RunPodSandbox for &PodSandboxMetadata\{Name:([^,]+),.*Namespace:([^,]+),.*?\}(?: returns sandbox id "(\w+)")?$/.exec(msg))) {
+      if (m[2] !== ns) continue;
+      const steps = byPod.get(m[1]!) ?? {};
+      byPod.set(m[1]!, steps);
+      if (m[3]) {
+        steps.sandboxReturned ??= t;
+        podOfSandbox.set(m[3], m[1]!);
+      } else steps.runPodSandbox ??= t;
+    } else if ((m = /^CreateContainer within sandbox "(\w+)" for (?:container )?&ContainerMetadata\{[^}]*\}(?: returns container id "(\w+)")?$/.exec(msg))) {
+      const pod = podOfSandbox.get(m[1]!);
+      if (!pod) continue;
+      if (m[2]) podOfContainer.set(m[2], pod);
+      else byPod.get(pod)!.createContainer ??= t;
+    } else if ((m = /^StartContainer for "(\w+)" returns successfully$/.exec(msg))) {
+      const pod = podOfContainer.get(m[1]!);
+      if (pod) byPod.get(pod)!.startReturned ??= t;
+    }
+  }
+  return byPod;
+}
+
+interface Summary {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+function summarize(samples: number[]): Summary {
+  const s = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s[s.length - 1] ?? NaN };
+}
+
+const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+
+/** Leftover pod cgroups below the floor's root (measureFloor removes its pods' own). */
+async function leftoverFloorCgroups(): Promise<string[]> {
+  const left: string[] = [];
+  for (const m of await cgroupMounts()) {
+    const dir = join(m.mountPoint, floorCgroupRoot, 'besteffort');
+    if (existsSync(dir)) for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory() && e.name.startsWith('pod')) left.push(join(dir, e.name));
+  }
+  return left;
+}
+
+/** CPU ms used so far by the `kite up` process (API server, scheduler, kubelet) and by containerd. */
+interface CpuMeters {
+  kite: () => number;
+  containerd: () => number;
+}
+
+function cpuMeters(cluster: KiteCluster): CpuMeters {
+  const containerdPid = Number(readFileSync(join(cluster.dataDir, 'node', 'containerd', 'containerd.pid'), 'utf8').trim());
+  return { kite: processCpu(cluster.proc.pid!), containerd: processCpu(containerdPid) };
+}
+
+/** CPU ms each process used while `during` ran. */
+async function cpuDuring<T>(meters: CpuMeters, during: () => Promise<T>): Promise<{ result: T; kiteMs: number; containerdMs: number }> {
+  const k0 = meters.kite();
+  const c0 = meters.containerd();
+  const result = await during();
+  return { result, kiteMs: meters.kite() - k0, containerdMs: meters.containerd() - c0 };
+}
+
+interface KiteRun {
+  samples: number[];
+  breakdown: Record<string, number[]>;
+  criLogMissing: number;
+  /** CPU per pod while the pods started, one after another. */
+  startCpu: { kiteMs: number; containerdMs: number };
+  /** CPU per second with every pod running and nothing else to do (relists, housekeeping, heartbeats). */
+  idleCpu: { kiteMs: number; containerdMs: number };
+}
+
+/** How long the node is watched with every pod running, to see what running pods cost at rest. */
+const IDLE_WINDOW_MS = 5_000;
+
+async function runKite(cluster: KiteCluster, client: Client, meters: CpuMeters): Promise<KiteRun> {
+  await client.resource('', 'v1', 'namespaces').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const pods = client.resource<Pod>('', 'v1', 'pods').namespace(ns);
+  const abort = new AbortController();
+  const watching = followPods(pods, abort.signal);
+  try {
+    // The warm-up pulls busybox (and the pause image, with the first sandbox) outside the samples.
+    await pods.create(benchPod('warmup', ['true'], 'Never'));
+    await until(() => seenOf('warmup').succeeded !== undefined, 180_000, 'the warm-up pod to succeed');
+    await pods.delete('warmup', { gracePeriodSeconds: 0 });
+    await until(() => seenOf('warmup').deleted !== undefined, 60_000, 'the warm-up pod to go');
+
+    const names = Array.from({ length: podCount }, (_, i) => `p-${i}`);
+    const start = await cpuDuring(meters, async () => {
+      for (const name of names) {
+        const s = seenOf(name);
+        s.sent = now();
+        await pods.create(benchPod(name, ['sleep', '3600'], 'Always'));
+        s.acked = now();
+        await until(() => s.running !== undefined, 120_000, `${name} Running`);
+      }
+    });
+    const idle = await cpuDuring(meters, () => sleep(IDLE_WINDOW_MS));
+
+    const cri = criStepsFromLog(join(cluster.dataDir, 'node', 'containerd', 'containerd.log'));
+    const samples: number[] = [];
+    const breakdown: Record<string, number[]> = {};
+    const add = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (breakdown[k] ??= []).push(v);
+    let criLogMissing = 0;
+    for (const name of names) {
+      const s = seenOf(name);
+      const c = cri.get(name) ?? {};
+      samples.push(s.running! - s.sent!);
+      add('create sent → acknowledged', s.acked! - s.sent!);
+      add('create sent → bound seen', s.bound! - s.sent!);
+      if (c.runPodSandbox === undefined || c.startReturned === undefined) criLogMissing++;
+      add('bound seen → RunPodSandbox called', c.runPodSandbox! - s.bound!);
+      add('RunPodSandbox (containerd)', c.sandboxReturned! - c.runPodSandbox!);
+      add('sandbox returned → CreateContainer called', c.createContainer! - c.sandboxReturned!);
+      add('CreateContainer + StartContainer (containerd)', c.startReturned! - c.createContainer!);
+      add('StartContainer returned → Running seen', s.running! - c.startReturned!);
+      add('RunPodSandbox called → Running seen', s.running! - c.runPodSandbox!);
+      add('bound seen → kubelet status seen', s.kubeletStatus! - s.bound!);
+      add('PodReadyToStartContainers seen → Running seen', s.running! - s.sandboxReady!);
+    }
+
+    for (const name of names) await pods.delete(name, { gracePeriodSeconds: 0 });
+    await until(() => names.every((n) => seenOf(n).deleted !== undefined), 120_000, 'the pods to go');
+    return {
+      samples,
+      breakdown,
+      criLogMissing,
+      startCpu: { kiteMs: start.kiteMs / podCount, containerdMs: start.containerdMs / podCount },
+      idleCpu: { kiteMs: (idle.kiteMs * 1000) / IDLE_WINDOW_MS, containerdMs: (idle.containerdMs * 1000) / IDLE_WINDOW_MS },
+    };
+  } finally {
+    abort.abort();
+    await watching.catch(() => undefined);
+  }
+}
+
+async function runFloor(cluster: KiteCluster, podsDir: string): Promise<FloorSamples> {
+  const runtime = new CriRuntime({ endpoint: join(cluster.dataDir, 'node', 'containerd', 'containerd.sock') });
+  try {
+    await runtime.waitForReady(Date.now() + 10_000);
+    return await measureFloor(runtime, { image: floorImage, podsDir, count: floorCount, cgroupRoot: floorCgroupRoot });
+  } finally {
+    runtime.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`bench/podstartup: ${podCount} pods one after another (busybox sleep), floor ${floorCount} bare CRI pods; ${new Date().toISOString()}`);
+  console.log(`machine: ${cpus().length} CPUs, load average at start ${load()}\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-pod-'));
+  const dataDir = join(dir, 'data');
+  let cluster: KiteCluster | undefined;
+  let client: Client | undefined;
+  try {
+    cluster = await startCluster({ dataDir, extraArgs: clusterArgs });
+    client = await Client.fromKubeconfig(cluster.kubeconfig);
+    const meters = cpuMeters(cluster);
+    const kite = await runKite(cluster, client, meters);
+    const loadAfterKite = load();
+    const floorRun = await cpuDuring(meters, () => runFloor(cluster!, join(dir, 'floor-pods')));
+    const floor = floorRun.result;
+    const loadAfterFloor = load();
+
+    const k = summarize(kite.samples);
+    const fl = summarize(floor.podStartMs);
+    console.log('| pod start-up | pods | p50 ms | p90 ms | p99 ms | max ms | load 1m/5m/15m after |');
+    console.log('|---|---|---|---|---|---|---|');
+    console.log(`| kite: create sent → Running seen on a watch | ${kite.samples.length} | ${f0(k.p50)} | ${f0(k.p90)} | ${f0(k.p99)} | ${f0(k.max)} | ${loadAfterKite} |`);
+    console.log(`| floor: RunPodSandbox called → StartContainer returned | ${floor.podStartMs.length} | ${f0(fl.p50)} | ${f0(fl.p90)} | ${f0(fl.p99)} | ${f0(fl.max)} | ${loadAfterFloor} |`);
+    const runSandbox = summarize(floor.runPodSandboxMs);
+    const createStart = summarize(floor.createStartMs);
+    console.log(`| floor: RunPodSandbox | ${floor.runPodSandboxMs.length} | ${f0(runSandbox.p50)} | ${f0(runSandbox.p90)} | ${f0(runSandbox.p99)} | ${f0(runSandbox.max)} | |`);
+    console.log(`| floor: CreateContainer + StartContainer | ${floor.createStartMs.length} | ${f0(createStart.p50)} | ${f0(createStart.p90)} | ${f0(createStart.p99)} | ${f0(createStart.max)} | |`);
+    console.log(`\nkite samples in creation order (ms): ${kite.samples.map(f0).join(' ')}`);
+    console.log(`floor samples in order (ms): ${floor.podStartMs.map(f0).join(' ')}`);
+    console.log(`kite p50 over the floor's p50: ${(((k.p50 - fl.p50) / fl.p50) * 100).toFixed(0)}% (aim: within 15%)\n`);
+
+    console.log('| kite breakdown (per pod, wall clock) | median ms | p90 ms | pods |');
+    console.log('|---|---|---|---|');
+    for (const [step, xs] of Object.entries(kite.breakdown)) {
+      console.log(`| ${step} | ${f0(median(xs))} | ${f0(percentile([...xs].sort((a, b) => a - b), 90))} | ${xs.length} |`);
+    }
+    console.log('\n| CPU (ms, user + system) | kite up process | containerd |');
+    console.log('|---|---|---|');
+    console.log(`| per kite pod started | ${f0(kite.startCpu.kiteMs)} | ${f0(kite.startCpu.containerdMs)} |`);
+    console.log(`| per floor pod (started and torn down) | ${f0(floorRun.kiteMs / floorCount)} | ${f0(floorRun.containerdMs / floorCount)} |`);
+    console.log(`| per second, ${podCount} pods running, idle | ${f0(kite.idleCpu.kiteMs)} | ${f0(kite.idleCpu.containerdMs)} |`);
+    if (kite.criLogMissing) console.log(`(${kite.criLogMissing} pods had no complete CRI steps in containerd's log)`);
+  } finally {
+    client?.close();
+    await cluster?.stop();
+    if (existsSync(dataDir)) resetCluster(dataDir);
+    const left = await leftoverFloorCgroups();
+    if (left.length) console.error(`measureFloor left pod cgroups behind: ${left.join(', ')}`);
+    await removePodCgroups(floorCgroupRoot);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
