@@ -239,8 +239,10 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     assert.ok(ev.some((e) => e.startsWith('BackOff|Warning|Back-off restarting failed container app in pod crash_default(')), ev.join('\n'));
     // The previous attempt's log, and the current one's.
     assert.equal(kubectlOk(cluster, ['logs', 'crash', '--previous']), 'attempt\n');
-    const describe = kubectlOk(cluster, ['describe', 'pod', 'crash']);
-    assert.match(describe, /State:\s+Waiting\n\s+Reason:\s+CrashLoopBackOff/);
+    const describe = await eventually(() => {
+      const d = kubectlOk(cluster, ['describe', 'pod', 'crash']);
+      return /State:\s+Waiting\n\s+Reason:\s+CrashLoopBackOff/.test(d) ? d : undefined;
+    }, 'describe showing the back-off');
     assert.match(describe, /Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+3/);
     assert.match(describe, /Restart Count:\s+[2-9]/);
     assert.match(describe, /Warning\s+BackOff\s+.*kubelet\s+Back-off restarting failed container app/);
