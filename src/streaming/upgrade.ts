@@ -1,0 +1,74 @@
+// Dialing an HTTP/1.1 upgrade (SPDY or WebSocket) towards a streaming server: the runtime's (plain
+// http on loopback) or a kubelet's (https with the API server's client certificate).
+import http from 'node:http';
+import https from 'node:https';
+import type { Duplex } from 'node:stream';
+
+/** Where to upgrade: the URL plus TLS material when it is https. */
+export interface UpgradeTarget {
+  url: string | URL;
+  /** Passed to https.request (ca, cert, key, servername, rejectUnauthorized...). */
+  tls?: Pick<https.RequestOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
+}
+
+/** The server answered something other than 101: its status code and (bounded) body. */
+export class UpgradeFailedError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: string,
+    readonly headers: http.IncomingHttpHeaders,
+  ) {
+    super(`unable to upgrade connection: ${body.trim() || `status ${statusCode}`}`);
+  }
+}
+
+export interface Upgraded {
+  /** The 101 response (its headers tell the negotiated protocol). */
+  response: http.IncomingMessage;
+  /** The raw connection after the 101, with any bytes that came with the response put back. */
+  socket: Duplex;
+}
+
+const MAX_ERROR_BODY = 50_000;
+
+export function dialUpgrade(
+  target: UpgradeTarget,
+  init: { method: string; headers: http.OutgoingHttpHeaders; signal?: AbortSignal },
+): Promise<Upgraded> {
+  const url = typeof target.url === 'string' ? new URL(target.url) : target.url;
+  const secure = url.protocol === 'https:';
+  const send = secure ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const req = send(url, {
+      method: init.method,
+      headers: init.headers,
+      signal: init.signal,
+      // A private agent-less request: the socket leaves the pool for good after the upgrade.
+      agent: false,
+      ...(secure ? target.tls : {}),
+    });
+    req.on('upgrade', (response, socket, head) => {
+      if (head.length > 0) socket.unshift(head);
+      resolve({ response, socket });
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if (size < MAX_ERROR_BODY) chunks.push(c.subarray(0, MAX_ERROR_BODY - size));
+        size += c.length;
+      });
+      res.on('end', () => reject(new UpgradeFailedError(res.statusCode ?? 0, Buffer.concat(chunks).toString(), res.headers)));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The raw header block of a 101 answer, to replay an upstream's upgrade to our own client. */
+export function switchingProtocolsHead(rawHeaders: string[]): string {
+  let head = 'HTTP/1.1 101 Switching Protocols\r\n';
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  return `${head}\r\n`;
+}
