@@ -1,0 +1,150 @@
+// How a pod dies on a real node, driven by the real kubectl: graceful deletion with SIGTERM and
+// SIGKILL at the end of the grace period, preStop before the stop signal, forced deletion, and
+// activeDeadlineSeconds. The cluster has its own bridge, subnet and cgroup root.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pod } from '../../src/api/types.js';
+import { summarizePod } from '../../src/api/pod/status.js';
+import { Client } from '../../src/client/client.js';
+import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
+import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
+import { eventually, kubectl, kubectlOk, removeDir, tempDir } from './harness.js';
+import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
+
+const skip = canRunContainers ? false : 'running containers needs root';
+
+function pod(name: string, spec: Record<string, unknown>): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
+}
+
+/** Records the last status each pod had before it was deleted, and when the deletion was seen. */
+class LastWords {
+  readonly last = new Map<string, Pod>();
+  readonly deletedAt = new Map<string, number>();
+  private readonly abort = new AbortController();
+
+  constructor(kubeconfig: string) {
+    void (async () => {
+      const client = await Client.fromKubeconfig(kubeconfig);
+      try {
+        for await (const ev of client.resource<Pod>('', 'v1', 'pods').namespace('default').watch({}, this.abort.signal)) {
+          const p = ev.object as Pod;
+          const name = p.metadata?.name ?? '';
+          if (ev.type === 'DELETED') this.deletedAt.set(name, Date.now());
+          else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.last.set(name, p);
+        }
+      } catch {
+        // Aborted when the tests end.
+      } finally {
+        client.close();
+      }
+    })();
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+}
+
+describe('pod termination on containerd', { skip, timeout: 300_000 }, () => {
+  let cluster: KiteCluster;
+  let words: LastWords;
+  let hostDir: string;
+
+  const getPod = (name: string): Pod => JSON.parse(kubectlOk(cluster, ['get', 'pod', name, '-o', 'json'])) as Pod;
+  const waitRunning = (name: string) => eventually(() => (summarizePod(getPod(name)).reason === 'Running' ? true : undefined), `${name} Running`, 60_000);
+  const runtimeContainers = async (name: string) => {
+    const cri = new CriRuntime({ endpoint: join(cluster.dataDir, 'node', 'containerd', 'containerd.sock') });
+    try {
+      return await cri.listContainers({ label_selector: { [POD_NAME_LABEL]: name } });
+    } finally {
+      cri.close();
+    }
+  };
+
+  before(async () => {
+    cluster = await startCluster({ extraArgs: ['--bridge', 'kite-term', '--pod-cidr', '10.217.243.0/24', '--cgroup-root', '/kite-term'] });
+    words = new LastWords(cluster.kubeconfig);
+    hostDir = tempDir('termination');
+  });
+
+  after(async () => {
+    words?.stop();
+    if (!cluster) return;
+    await cluster.stop();
+    resetCluster(cluster.dataDir);
+    removeDir(cluster.dataDir);
+    removeDir(hostDir);
+  });
+
+  it('waits out the grace period for a process that ignores SIGTERM, then kills it', async () => {
+    // sleep as PID 1 has no TERM handler, so only SIGKILL ends it.
+    kubectlOk(cluster, ['apply', '-f', '-'], pod('stubborn', { terminationGracePeriodSeconds: 3, containers: [{ name: 'app', image: 'busybox:1.35', command: ['sleep', '3600'] }] }));
+    await waitRunning('stubborn');
+    kubectlOk(cluster, ['delete', 'pod', 'stubborn', '--wait=false']);
+    // Terminating while the grace period runs.
+    assert.match(kubectlOk(cluster, ['get', 'pod', 'stubborn', '--no-headers']), /Terminating/);
+    await eventually(() => (words.deletedAt.has('stubborn') ? true : undefined), 'stubborn deleted', 60_000);
+    const last = words.last.get('stubborn')!;
+    const terminated = last.status?.containerStatuses?.[0]?.state?.terminated;
+    assert.equal(terminated?.exitCode, 137, JSON.stringify(last.status));
+    assert.equal(terminated?.reason, 'Error');
+    const deletionTimestamp = Date.parse(last.metadata!.deletionTimestamp!);
+    // The kill came at the end of the grace period, not before (second-resolution timestamps).
+    assert.ok(Date.parse(terminated!.finishedAt!) - deletionTimestamp >= 2_000, `finished ${terminated!.finishedAt} vs deletion ${last.metadata!.deletionTimestamp}`);
+    assert.deepEqual(await runtimeContainers('stubborn'), []);
+  });
+
+  it('lets a process that exits on SIGTERM go at once, after its preStop hook', async () => {
+    kubectlOk(
+      cluster,
+      ['apply', '-f', '-'],
+      pod('polite', {
+        terminationGracePeriodSeconds: 30,
+        volumes: [{ name: 'out', hostPath: { path: hostDir, type: 'Directory' } }],
+        containers: [
+          {
+            name: 'app',
+            image: 'busybox:1.35',
+            command: ['sh', '-c', "trap 'echo term >> /out/log; exit 0' TERM; echo started >> /out/log; while true; do sleep 0.2; done"],
+            lifecycle: { preStop: { exec: { command: ['sh', '-c', 'echo prestop >> /out/log'] } } },
+            volumeMounts: [{ name: 'out', mountPath: '/out' }],
+          },
+        ],
+      }),
+    );
+    await waitRunning('polite');
+    await eventually(() => (readFileSync(join(hostDir, 'log'), 'utf8').includes('started') ? true : undefined), 'the app started');
+    kubectlOk(cluster, ['delete', 'pod', 'polite', '--wait=false']);
+    await eventually(() => (words.deletedAt.has('polite') ? true : undefined), 'polite deleted', 25_000);
+    const terminated = words.last.get('polite')!.status?.containerStatuses?.[0]?.state?.terminated;
+    assert.equal(terminated?.exitCode, 0);
+    assert.equal(terminated?.reason, 'Completed');
+    assert.equal(readFileSync(join(hostDir, 'log'), 'utf8'), 'started\nprestop\nterm\n');
+  });
+
+  it('removes a force-deleted pod at once and still cleans up its containers', async () => {
+    kubectlOk(cluster, ['apply', '-f', '-'], pod('forced', { containers: [{ name: 'app', image: 'busybox:1.35', command: ['sleep', '3600'] }] }));
+    await waitRunning('forced');
+    const r = kubectl(cluster, ['delete', 'pod', 'forced', '--grace-period=0', '--force']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Immediate deletion does not wait for confirmation that the running resource has been terminated/);
+    assert.equal(kubectl(cluster, ['get', 'pod', 'forced']).code, 1);
+    await eventually(async () => ((await runtimeContainers('forced')).length === 0 ? true : undefined), 'the containers removed', 30_000);
+  });
+
+  it('fails a pod that outlives activeDeadlineSeconds with DeadlineExceeded', async () => {
+    kubectlOk(cluster, ['apply', '-f', '-'], pod('deadline', { activeDeadlineSeconds: 3, containers: [{ name: 'app', image: 'busybox:1.35', command: ['sleep', '3600'] }] }));
+    const p = await eventually(() => {
+      const got = getPod('deadline');
+      return got.status?.phase === 'Failed' ? got : undefined;
+    }, 'deadline Failed', 60_000);
+    assert.equal(p.status?.reason, 'DeadlineExceeded');
+    assert.equal(p.status?.message, 'Pod was active on the node longer than the specified deadline');
+    assert.match(kubectlOk(cluster, ['get', 'pod', 'deadline', '--no-headers']), /^deadline\s+0\/1\s+DeadlineExceeded/);
+    const events = kubectlOk(cluster, ['get', 'events', '--field-selector', 'involvedObject.name=deadline', '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}']);
+    assert.match(events, /DeadlineExceeded/);
+  });
+});
