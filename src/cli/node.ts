@@ -113,9 +113,10 @@ export async function upCommand(argv: string[]): Promise<void> {
   const dataDir = opts.dataDir;
   const server = new ApiServer(opts);
   const registry = new Registry({ dataDir: join(dataDir, 'registry') });
-  let agent: Agent | undefined;
+  // The agent exists only once the server is up; a signal before that stops the server alone.
+  const node: { agent?: Agent } = {};
   onSignals(logger, async () => {
-    await agent?.stop();
+    await node.agent?.stop();
     await server.stop();
   });
   await server.start();
@@ -124,7 +125,8 @@ export async function upCommand(argv: string[]): Promise<void> {
   await registry.start();
   process.stdout.write(`registry: ${registry.host}\n`);
   await ensureImages({ cacheDir: resolve(args.flags.get('image-cache') ?? join(homedir(), '.cache', 'kite', 'images')), registry });
-  agent = new Agent({
+  // The node joins like any other: with the join token, over HTTPS, trusting the cluster CA.
+  const agent = new Agent({
     server: server.url,
     token: (await readFile(joinTokenFile(dataDir), 'utf8')).trim(),
     caFile: join(dataDir, 'pki', 'ca.crt'),
@@ -137,6 +139,7 @@ export async function upCommand(argv: string[]): Promise<void> {
     clock: realClock,
     logger,
   });
+  node.agent = agent;
   await agent.start();
   process.stdout.write(`node ${agent.nodeName} joined (kubelet on 127.0.0.1:${agent.kubeletPort})\n`);
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { ApiServer, allComponents, type ApiServerOptions, type Component } from '../apiserver/server.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
+import { parseDuration } from '../sim/expr.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -10,9 +11,10 @@ export const serverUsage = `  server   Run the API server.
            --store sqlite|etcd://HOST:PORT[,HOST:PORT...]   default sqlite
            --token-auth-file FILE      static bearer tokens (token,user,uid,"group1,group2")
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
+           --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
 `;
 
-export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components'];
+export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'metric-resolution'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -23,8 +25,16 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     storage: args.flags.get('store') ?? 'sqlite',
     tokenAuthFile: args.flags.get('token-auth-file'),
     components: parseComponents(args.flags.get('components')),
+    metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
     logger,
   };
+}
+
+function metricResolution(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`--metric-resolution must be positive, got "${text}"`);
+  return ms;
 }
 
 export function parseComponents(text: string | undefined): Component[] | undefined {

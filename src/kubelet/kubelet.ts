@@ -2,6 +2,8 @@
 // container runtime. This file only wires the parts together, as upstream's kubelet.go does:
 //   pod informer (spec.nodeName=<node>) → admission → pod workers (one per UID) → runtime manager
 //   relist (PLEG) → pokes the pod workers the moment a container changes
+//   prober (one worker per container and probe) → pokes the pod worker on a liveness failure or a
+//   readiness/startup change; lifecycle hooks run inside the runtime manager's start and kill
 //   status manager → the only writer of pod.status; deletes a terminated pod being deleted
 //   node status + Lease → the Node object; HTTPS API → logs; log rotation; housekeeping of orphans
 import { mkdir, readFile } from 'node:fs/promises';
@@ -34,7 +36,13 @@ import { NodeStatusManager, nodeClient } from './node/status.js';
 import { NodeLeaseController, leaseClient } from './node/lease.js';
 import { readMachineInfo } from './node/machine.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
+import { CRIStatsProvider } from './stats/cri.js';
+import { CgroupNodeStats } from './stats/node.js';
 import { ContainerLogManager } from './logs/manager.js';
+import { ProbeManager } from './prober/manager.js';
+import { Prober } from './prober/prober.js';
+import type { Disposable } from './prober/results.js';
+import { HandlerRunner, runtimePodIP } from './lifecycle/handlers.js';
 
 export interface KubeletOptions {
   cfg: KubeletConfig;
@@ -61,6 +69,8 @@ export class Kubelet implements KubeletHost {
   private readonly workers: PodWorkers;
   private readonly manager: KubeRuntimeManager;
   private readonly pleg: Pleg;
+  private readonly probes: ProbeManager;
+  private probeSyncs?: Disposable;
   private nodeStatus?: NodeStatusManager;
   private readonly lease: NodeLeaseController;
   private readonly server: KubeletServer;
@@ -87,9 +97,23 @@ export class Kubelet implements KubeletHost {
     const sources = apiSources(this.client);
     const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources });
     const volumes = new KubeletVolumeManager({ cfg, sources, recorder: this.recorder });
-    this.manager = new KubeRuntimeManager({ runtime: this.runtime, cfg, clock, recorder: this.recorder, images, sources, generatePodSandboxConfig, generateContainerConfig });
     const log = (msg: string, err?: unknown) => logger.warn({ err }, msg);
+    const hooks = new HandlerRunner({ runner: this.runtime, recorder: this.recorder, clock, podIP: runtimePodIP(this.runtime), log });
+    this.manager = new KubeRuntimeManager({
+      runtime: this.runtime,
+      cfg,
+      clock,
+      recorder: this.recorder,
+      images,
+      sources,
+      generatePodSandboxConfig,
+      generateContainerConfig,
+      postStart: (pod, c, id) => hooks.runPostStart(pod, c, id),
+      // The hook's time counts against the grace period the container is stopped with.
+      preStop: async (pod, c, id, grace) => (await hooks.runPreStop(pod, c, id, grace)).elapsedSeconds,
+    });
     this.status = new StatusManager({ client: podStatusClient(this.client), clock, log });
+    this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock }), clock, log });
     const syncer = new KubeletPodSyncer({
       runtime: this.runtime,
       manager: this.manager,
@@ -99,6 +123,8 @@ export class Kubelet implements KubeletHost {
       clock,
       stateOptions: this.stateOptions,
       cleanupPod: (pod) => this.removePodCgroup(pod),
+      recorder: this.recorder,
+      probes: this.probes,
     });
     this.workers = new PodWorkers({ syncer, clock, log });
     this.pleg = new Pleg({ runtime: this.runtime, clock, relistPeriodMs: cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid), log });
@@ -107,7 +133,8 @@ export class Kubelet implements KubeletHost {
       fieldSelector: `spec.nodeName=${cfg.nodeName}`,
       onError: (err) => logger.warn({ err }, 'pod informer'),
     });
-    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, clock, logger });
+    const stats = new CRIStatsProvider({ runtime: this.runtime, node: new CgroupNodeStats({ clock }), nodeName: cfg.nodeName });
+    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, stats, clock, logger });
     this.lease = new NodeLeaseController({
       client: leaseClient(this.client),
       nodeName: cfg.nodeName,
@@ -147,6 +174,7 @@ export class Kubelet implements KubeletHost {
 
     this.status.start();
     this.workers.start();
+    this.probeSyncs = this.probes.onSyncNeeded((uid) => this.workers.poke(uid));
     this.informer.addEventHandler({
       onAdd: (pod) => this.handlePodAddition(pod),
       onUpdate: (_old, pod) => this.handlePodUpdate(pod),
@@ -168,6 +196,8 @@ export class Kubelet implements KubeletHost {
     await this.housekeeping;
     await this.informer.stop();
     await this.pleg.stop();
+    this.probeSyncs?.dispose();
+    this.probes.stop();
     await this.workers.stop();
     await this.logs.stop();
     await this.status.stop();
@@ -235,6 +265,8 @@ export class Kubelet implements KubeletHost {
         this.status.removePod(uid);
       }
     }
+    // Probe workers of pods that can no longer be running (HandlePodCleanups' CleanupPods).
+    this.probes.cleanupPods(new Set(this.workers.activePods().map((p) => p.metadata?.uid ?? '')));
     await this.cleanupOrphans();
   }
 

@@ -27,11 +27,15 @@ import type { ContainerConfig, PodSandboxConfig, Runtime } from '../runtime/type
 import { isNotFound } from '../runtime/types.js';
 import type { StartFailure } from '../status/generate.js';
 import { ContainerBackOff, backOffKey, formatPod } from './backoff.js';
-import { planPodSync, type PodSyncPlan, type ProbeResults } from './planner.js';
+import { planPodSync, type KillReason, type PodSyncPlan, type ProbeResults } from './planner.js';
+import { killGracePeriodSeconds } from '../prober/grace.js';
+import { FAILED_POST_START_HOOK_KILL_MESSAGE, POST_START_HOOK_ERROR } from '../lifecycle/handlers.js';
 import { findContainerStatus, type ContainerRuntimeStatus, type PodRuntimeState } from './runtime-state.js';
 
 /** Runs a container's preStop hook within the grace period; resolves to the seconds it used. */
 export type PreStopHook = (pod: Pod, container: Container, containerId: string, gracePeriodSeconds: number) => Promise<number>;
+/** Runs a just-started container's postStart hook; resolves to the failure message, undefined on success. */
+export type PostStartHook = (pod: Pod, container: Container, containerId: string) => Promise<string | undefined>;
 
 export interface RuntimeManagerConfig {
   runtime: Runtime;
@@ -42,8 +46,9 @@ export interface RuntimeManagerConfig {
   sources: EnvSources;
   generatePodSandboxConfig: (pod: Pod, attempt: number, cfg: KubeletConfig) => PodSandboxConfig;
   generateContainerConfig: (input: ContainerConfigInput) => Promise<ContainerConfig>;
-  /** Issue 5: lifecycle hooks. Unset: no preStop runs. */
+  /** Lifecycle hooks; unset, none runs. */
   preStop?: PreStopHook;
+  postStart?: PostStartHook;
 }
 
 export interface SyncResult {
@@ -58,12 +63,6 @@ export interface SyncResult {
 
 /** Upstream's minimumGracePeriodInSeconds: containers always get a moment to stop. */
 export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
-export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
-
-/** The grace period a pod is killed with: deletionGracePeriodSeconds, else the spec's, else 30. */
-export function podGracePeriodSeconds(pod: Pod): number {
-  return pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
-}
 
 export function podRef(pod: Pod): InvolvedObject {
   return { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid, resourceVersion: pod.metadata?.resourceVersion };
@@ -122,7 +121,7 @@ export class KubeRuntimeManager {
       for (const k of plan.containersToKill) {
         result.acted = true;
         const spec = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === k.name);
-        await this.killContainer(pod, spec ?? { name: k.name }, k.id, k.message);
+        await this.killContainer(pod, spec ?? { name: k.name }, k.id, k.message, k.reason);
       }
     }
 
@@ -219,13 +218,21 @@ export class KubeRuntimeManager {
       return { reason: 'RunContainerError', message: errorMessage(err) };
     }
     recorder.event(ref, 'Normal', STARTED_CONTAINER, `Started container ${container.name}`);
+    // The sync, and so the status that shows the container running, waits for the hook.
+    if (this.config.postStart && container.lifecycle?.postStart) {
+      const message = await this.config.postStart(pod, container, id);
+      if (message !== undefined) {
+        await this.killContainer(pod, container, id, FAILED_POST_START_HOOK_KILL_MESSAGE, '');
+        return { reason: POST_START_HOOK_ERROR, message };
+      }
+    }
     return undefined;
   }
 
-  /** killContainer: preStop (hook point), then StopContainer with what is left of the grace period. */
-  private async killContainer(pod: Pod, container: Container, containerId: string, message: string, gracePeriodOverride?: number): Promise<void> {
+  /** killContainer: preStop, then StopContainer with what is left of the grace period. */
+  private async killContainer(pod: Pod, container: Container, containerId: string, message: string, reason: KillReason, gracePeriodOverride?: number): Promise<void> {
     const { runtime, recorder } = this.config;
-    let grace = gracePeriodOverride ?? podGracePeriodSeconds(pod);
+    let grace = gracePeriodOverride ?? killGracePeriodSeconds(pod, container, reason);
     recorder.event(containerRef(pod, container), 'Normal', KILLING_CONTAINER, message || `Stopping container ${container.name}`);
     if (this.config.preStop && container.lifecycle?.preStop) grace -= await this.config.preStop(pod, container, containerId, grace);
     try {
@@ -244,9 +251,9 @@ export class KubeRuntimeManager {
     const inits = pod.spec?.initContainers ?? [];
     const specOf = (c: ContainerRuntimeStatus): Container => [...inits, ...(pod.spec?.containers ?? [])].find((s) => s.name === c.name) ?? { name: c.name };
     const isSidecar = (c: ContainerRuntimeStatus) => isRestartableInitContainer(inits.find((i) => i.name === c.name));
-    await Promise.all(running.filter((c) => !isSidecar(c)).map((c) => this.killContainer(pod, specOf(c), c.id, '', gracePeriodOverride)));
+    await Promise.all(running.filter((c) => !isSidecar(c)).map((c) => this.killContainer(pod, specOf(c), c.id, '', '', gracePeriodOverride)));
     const sidecars = running.filter(isSidecar).sort((a, b) => inits.findIndex((i) => i.name === b.name) - inits.findIndex((i) => i.name === a.name));
-    for (const c of sidecars) await this.killContainer(pod, specOf(c), c.id, '', gracePeriodOverride);
+    for (const c of sidecars) await this.killContainer(pod, specOf(c), c.id, '', '', gracePeriodOverride);
     for (const s of state.sandboxes) {
       try {
         await this.config.runtime.stopPodSandbox(s.id);

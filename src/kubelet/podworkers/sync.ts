@@ -13,11 +13,23 @@ import type { VolumeManager } from '../volumes/manager.js';
 import type { PodSyncer, SyncPodResult } from './workers.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import type { PodStatus } from '../../api/types.js';
+import type { EventRecorder } from '../events.js';
+import { podRef } from '../kuberuntime/manager.js';
+import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, activeDeadline, enforceActiveDeadline } from '../status/deadline.js';
 
 /** The part of the status manager the syncer feeds. */
 export interface PodStatusSink {
   setPodStatus(pod: Pod, status: PodStatus): void;
   podTerminated(pod: Pod): void;
+  /** The status last set for the pod, which the API may not have echoed back yet. */
+  getPodStatus(uid: string): PodStatus | undefined;
+}
+
+/** The prober as the sync functions drive it (upstream's prober.Manager), and its results. */
+export interface PodProber extends ProbeResults, ContainerProbeStatus {
+  addPod(pod: Pod): void;
+  stopLivenessAndStartup(pod: Pod): void;
+  removePod(pod: Pod): void;
 }
 
 export interface KubeletPodSyncerConfig {
@@ -29,8 +41,10 @@ export interface KubeletPodSyncerConfig {
   clock: Clock;
   /** Pod-level cleanup after the containers are gone (cgroups, logs policy ...). */
   cleanupPod?: (pod: Pod) => Promise<void>;
-  /** The prober's results, once it exists. */
-  probes?: ProbeResults & ContainerProbeStatus;
+  /** For the pod-level events the sync functions record (DeadlineExceeded). */
+  recorder?: EventRecorder;
+  /** Unset: nothing is probed (containers are started and ready once running). */
+  probes?: PodProber;
   stateOptions?: RuntimeStateOptions;
 }
 
@@ -43,7 +57,13 @@ export class KubeletPodSyncer implements PodSyncer {
 
   private report(pod: Pod, state: PodRuntimeState, podIsTerminal: boolean): PodStatus {
     const { manager, cfg, clock, probes } = this.config;
-    const status = generateAPIPodStatus({ pod, state, startFailures: manager.startFailures(pod.metadata?.uid ?? ''), probes, nodeIP: cfg.nodeIP, now: clock.now(), podIsTerminal });
+    // As upstream, the previous status is the status manager's, not the informer's possibly older copy.
+    const previous = this.config.status.getPodStatus(pod.metadata?.uid ?? '');
+    const generated = generateAPIPodStatus({ pod: previous ? { ...pod, status: previous } : pod, state, startFailures: manager.startFailures(pod.metadata?.uid ?? ''), probes, nodeIP: cfg.nodeIP, now: clock.now(), podIsTerminal });
+    const { status, exceeded } = enforceActiveDeadline(pod, generated, clock.now());
+    if (exceeded && previous?.reason !== DEADLINE_EXCEEDED_REASON) {
+      this.config.recorder?.event(podRef(pod), 'Normal', DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE);
+    }
     this.config.status.setPodStatus(pod, status);
     return status;
   }
@@ -54,22 +74,29 @@ export class KubeletPodSyncer implements PodSyncer {
     if (isPodPhaseTerminal(before.phase)) return { isTerminal: true };
 
     const volumes = await this.config.volumes.mountPod(pod);
+    this.config.probes?.addPod(pod);
     const result = await this.config.manager.syncPod(pod, state, volumes, this.config.probes);
     if (result.acted) {
       state = await this.state(pod);
       const after = this.report(pod, state, false);
       if (isPodPhaseTerminal(after.phase)) return { isTerminal: true };
     }
-    return { isTerminal: false, resyncAt: result.nextBackOffExpiry, failed: result.failed };
+    // Sync again when the active deadline ends, so it is enforced on time.
+    const deadline = activeDeadline(pod, before);
+    const resyncAt = Math.min(result.nextBackOffExpiry ?? Infinity, deadline ?? Infinity);
+    return { isTerminal: false, resyncAt: Number.isFinite(resyncAt) ? resyncAt : undefined, failed: result.failed };
   }
 
   async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<void> {
+    // A pod on its way out is not restarted for its health.
+    this.config.probes?.stopLivenessAndStartup(pod);
     await this.config.manager.killPod(pod, await this.state(pod), gracePeriodSeconds);
     this.report(pod, await this.state(pod), true);
   }
 
   async syncTerminatedPod(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? '';
+    this.config.probes?.removePod(pod);
     await this.config.volumes.unmountPod(uid);
     // A finished pod that stays in the API keeps its dead containers (logs, last state) until deleted.
     if (pod.metadata?.deletionTimestamp) {

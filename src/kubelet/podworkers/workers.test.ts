@@ -11,7 +11,11 @@ import { KubeRuntimeManager } from '../kuberuntime/manager.js';
 import type { ImageManager } from '../images/manager.js';
 import { makePod } from '../kuberuntime/testing.js';
 import { FakeRuntime } from '../runtime/fake/fake.js';
-import { RuntimeError, type PodSandboxConfig } from '../runtime/types.js';
+import { RuntimeError, type ExecSyncResponse, type PodSandboxConfig } from '../runtime/types.js';
+import { HandlerRunner, runtimePodIP } from '../lifecycle/handlers.js';
+import { ProbeManager } from '../prober/manager.js';
+import { Prober } from '../prober/prober.js';
+import type { Disposable } from '../prober/results.js';
 import { StatusManager, type PodStatusClient } from '../status/manager.js';
 import { Pleg } from './pleg.js';
 import { KubeletPodSyncer } from './sync.js';
@@ -73,12 +77,25 @@ class Harness {
   readonly status: StatusManager;
   readonly workers: PodWorkers;
   readonly pleg: Pleg;
+  readonly probes: ProbeManager;
+  /** Exit codes of exec probes and hooks by command line (unset: 0), and every command run, in order. */
+  readonly execExits = new Map<string, number>();
+  readonly execs: string[] = [];
+  private probeSyncs?: Disposable;
   unmounted: string[] = [];
   cleaned: string[] = [];
 
   constructor(runtime?: FakeRuntime) {
     if (runtime) this.runtime = runtime;
     this.runtime.addImage('busybox');
+    const execSync = this.runtime.execSync.bind(this.runtime);
+    this.runtime.execSync = async (id, cmd, timeout): Promise<ExecSyncResponse> => {
+      this.execs.push(cmd.join(' '));
+      const res = await execSync(id, cmd, timeout);
+      return { ...res, exit_code: this.execExits.get(cmd.join(' ')) ?? res.exit_code };
+    };
+    // Wired as kubelet.ts wires them.
+    const hooks = new HandlerRunner({ runner: this.runtime, recorder: this.recorder, clock: this.clock, podIP: runtimePodIP(this.runtime) });
     const images: ImageManager = {
       ensureImageExists: async (_pod, c) => {
         if (this.failPull.has(c.image!)) return { ok: false, reason: 'ErrImagePull', message: `failed to pull and unpack image "${c.image}"` };
@@ -102,8 +119,11 @@ class Harness {
           annotations: { [CONTAINER_HASH_ANNOTATION]: hashContainer(i.container), [CONTAINER_RESTART_COUNT_ANNOTATION]: String(i.restartCount) },
         };
       },
+      postStart: (pod, c, id) => hooks.runPostStart(pod, c, id),
+      preStop: async (pod, c, id, grace) => (await hooks.runPreStop(pod, c, id, grace)).elapsedSeconds,
     });
     this.status = new StatusManager({ client: this.api, clock: this.clock });
+    this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock: this.clock }), clock: this.clock, random: () => 0 });
     const syncer = new KubeletPodSyncer({
       runtime: this.runtime,
       manager: this.manager,
@@ -112,6 +132,7 @@ class Harness {
       cfg: this.cfg,
       clock: this.clock,
       cleanupPod: async (pod) => void this.cleaned.push(pod.metadata!.uid!),
+      probes: this.probes,
     });
     this.workers = new PodWorkers({ syncer, clock: this.clock });
     this.pleg = new Pleg({ runtime: this.runtime, clock: this.clock, relistPeriodMs: this.cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid) });
@@ -120,11 +141,14 @@ class Harness {
   start(): void {
     this.status.start();
     this.workers.start();
+    this.probeSyncs = this.probes.onSyncNeeded((uid) => this.workers.poke(uid));
     this.pleg.start();
   }
 
   async stop(): Promise<void> {
     await this.pleg.stop();
+    this.probeSyncs?.dispose();
+    this.probes.stop();
     await this.workers.stop();
     await this.status.stop();
   }
@@ -395,5 +419,172 @@ test('a pod rejected by admission (phase Failed) never runs a container', async 
   assert.equal(h.runtime.sandboxes.size, 0);
   assert.equal(h.pod().status?.phase, 'Failed');
   assert.equal(h.pod().status?.reason, 'OutOfcpu');
+  await h.stop();
+});
+
+// --- probes and lifecycle hooks, wired as the kubelet wires them ---
+
+function condition(h: Harness, type: string): string | undefined {
+  return h.pod().status?.conditions?.find((c) => c.type === type)?.status;
+}
+
+test('liveness: 3 failures kill the container with the probe grace, it restarts, and restarts back off', async () => {
+  const h = new Harness();
+  h.start();
+  const pod = makePod({ containers: [{ name: 'app', livenessProbe: { exec: { command: ['check'] }, periodSeconds: 10, failureThreshold: 3, terminationGracePeriodSeconds: 5 } }] });
+  pod.spec!.terminationGracePeriodSeconds = 30;
+  h.add(pod);
+  await h.settle();
+  const first = h.running('app')!;
+  h.execExits.set('check', 1);
+  for (let t = 0; t < 60 && h.running('app')?.id === first.id; t++) await h.settle(1000);
+  assert.notEqual(h.running('app')?.id, first.id, 'a new container runs');
+  assert.deepEqual(h.events('Killing'), ['Killing Container app failed liveness probe, will be restarted']);
+  assert.deepEqual(h.runtime.callsOf('stopContainer'), [[first.id, 5]], "the probe's terminationGracePeriodSeconds");
+  assert.ok(h.events('Unhealthy').length >= 3);
+  assert.ok(h.events('Unhealthy').every((e) => e.startsWith('Unhealthy Liveness probe failed:')));
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+
+  // Every replacement fails its probes too: the restarts go on, and back off as a crash loop does.
+  const delays: number[] = [];
+  let killedAt = 0;
+  let stops = 1;
+  let creates = h.runtime.callsOf('createContainer').length;
+  for (let t = 0; t < 600 && delays.length < 5; t++) {
+    await h.settle(1000);
+    if (h.runtime.callsOf('stopContainer').length > stops) {
+      stops = h.runtime.callsOf('stopContainer').length;
+      killedAt = h.clock.now();
+    }
+    if (h.runtime.callsOf('createContainer').length > creates) {
+      creates = h.runtime.callsOf('createContainer').length;
+      delays.push(h.clock.now() - killedAt);
+    }
+  }
+  // Kills come ~30 s apart (3 periods); once the back-off (10 s, 20 s, 40 s …) outgrows that, starts wait.
+  assert.deepEqual(delays, [0, 0, 0, 40_000, 80_000]);
+  assert.ok(h.events('BackOff').includes('BackOff Back-off restarting failed container app in pod web_default(uid-1)'));
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 6);
+  await h.stop();
+  assert.equal(h.clock.pending(), 0, 'stop() leaves no probe timers');
+});
+
+test('readiness: Ready and ContainersReady follow the probe within a period, and nothing restarts', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ containers: [{ name: 'app', readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10, failureThreshold: 3 } }] }));
+  h.execExits.set('ready', 1);
+  await h.settle();
+  await h.settle(30_000);
+  assert.equal(h.pod().status?.phase, 'Running');
+  assert.equal(h.kubectlStatus(), 'Running');
+  assert.equal(condition(h, 'Ready'), 'False');
+  assert.equal(condition(h, 'ContainersReady'), 'False');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.ready, false);
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.started, true);
+
+  h.execExits.delete('ready');
+  await h.settle(10_000); // one period, far short of the 1-minute resync
+  assert.equal(condition(h, 'Ready'), 'True');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.ready, true);
+
+  h.execExits.set('ready', 1);
+  await h.settle(30_000);
+  assert.equal(condition(h, 'Ready'), 'False');
+  assert.deepEqual(h.events('Killing'), []);
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 0);
+  await h.stop();
+});
+
+test('startup: holds liveness off, and a startup probe that never succeeds kills the container', async () => {
+  const h = new Harness();
+  h.start();
+  const app: Partial<Container> = {
+    name: 'app',
+    startupProbe: { exec: { command: ['started'] }, periodSeconds: 10, failureThreshold: 3 },
+    livenessProbe: { exec: { command: ['live'] }, periodSeconds: 10 },
+  };
+  h.add(makePod({ containers: [app] }));
+  h.execExits.set('started', 1);
+  await h.settle();
+  const first = h.running('app')!;
+  await h.settle(10_000);
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.started, false);
+  for (let t = 0; t < 60 && h.running('app')?.id === first.id; t++) await h.settle(1000);
+  assert.deepEqual(h.events('Killing'), ['Killing Container app failed startup probe, will be restarted']);
+  assert.ok(h.events('Unhealthy').every((e) => e.startsWith('Unhealthy Startup probe failed:')));
+  assert.ok(!h.execs.includes('live'), 'liveness waits for the startup probe');
+
+  h.execExits.delete('started');
+  await h.settle(10_000);
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.started, true);
+  await h.settle(10_000);
+  assert.ok(h.execs.includes('live'), 'liveness probes once started');
+  await h.stop();
+});
+
+test('postStart: the container is not reported running or started until its hook returns', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ containers: [{ name: 'app', lifecycle: { postStart: { sleep: { seconds: 5 } } } }] }));
+  await h.clock.advance(1000); // no settle: the sync is inside the hook
+  assert.ok(h.running('app'), 'started in the runtime');
+  assert.equal(h.pod().status?.phase, 'Pending');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.started, false);
+  await h.clock.advance(4000);
+  await h.settle();
+  assert.equal(h.pod().status?.phase, 'Running');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.started, true);
+  assert.equal(condition(h, 'Ready'), 'True');
+  await h.stop();
+});
+
+test('postStart failure: the container is killed (FailedPostStartHook) and waits with PostStartHookError', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod({ containers: [{ name: 'app', lifecycle: { postStart: { exec: { command: ['hook'] } } } }] }));
+  h.execExits.set('hook', 1);
+  await h.settle();
+  assert.deepEqual(h.events().slice(-2), ['FailedPostStartHook PostStartHook failed', 'Killing FailedPostStartHook']);
+  const status = h.pod().status!.containerStatuses![0]!;
+  assert.deepEqual(status.state?.waiting, {
+    reason: 'PostStartHookError',
+    message: `Exec lifecycle hook ([hook]) for Container "app" in Pod "web_default(uid-1)" failed - error: command 'hook' exited with 1: , message: ""`,
+  });
+  assert.equal(status.lastState?.terminated?.exitCode, 137);
+  assert.equal(status.started, false);
+  assert.equal(h.running('app'), undefined);
+  // Retried like a crashed container.
+  h.execExits.delete('hook');
+  await h.settle(1000);
+  await h.settle(10_000);
+  assert.equal(h.pod().status?.phase, 'Running');
+  assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+  await h.stop();
+});
+
+test('preStop: runs before StopContainer and its time comes off the grace period', async () => {
+  const h = new Harness();
+  h.start();
+  const pod = makePod({ containers: [{ name: 'app', lifecycle: { preStop: { sleep: { seconds: 5 } } } }, { name: 'log', lifecycle: { preStop: { exec: { command: ['drain'] } } } }] });
+  pod.spec!.terminationGracePeriodSeconds = 30;
+  h.add(pod);
+  await h.settle();
+  const app = h.running('app')!;
+  const log = h.running('log')!;
+  const deleting: Pod = { ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 } };
+  h.api.pods.set('default/web', deleting);
+  h.workers.updatePod({ type: 'update', pod: deleting });
+  await h.clock.advance(1000);
+  const order = h.runtime.calls.filter((c) => c.method === 'execSync' || c.method === 'stopContainer').map((c) => `${c.method} ${c.args[0] === app.id ? 'app' : 'log'}`);
+  assert.deepEqual(order, ['execSync log', 'stopContainer log'], 'the exec hook, then the stop; app still in its sleep hook');
+  assert.equal(h.running('app')?.id, app.id);
+  await h.clock.advance(4000);
+  await h.settle();
+  assert.deepEqual(h.runtime.callsOf('stopContainer'), [
+    [log.id, 30],
+    [app.id, 25],
+  ]);
   await h.stop();
 });

@@ -8,7 +8,7 @@ import type { Clock } from '../../util/clock.js';
 import type { ProbeResult as PlannerProbeResult, ProbeResults } from '../kuberuntime/planner.js';
 import type { ContainerProbeStatus } from '../status/generate.js';
 import { probeSpec, type ProbeRunner, type ProbeType } from './prober.js';
-import { ResultsManager, type ProbeResult } from './results.js';
+import { ResultsManager, type Disposable, type ProbeResult } from './results.js';
 import { ProbeWorker, bareContainerID, type PodStatusProvider, type WorkerContext } from './worker.js';
 
 export interface ProbeManagerConfig {
@@ -98,6 +98,22 @@ export class ProbeManager implements ProbeResults, ContainerProbeStatus {
   stop(): void {
     this.stopped = true;
     for (const w of [...this.workers.values()]) w.stop();
+  }
+
+  /**
+   * Calls back with a pod's UID whenever a result means its pod must sync now (the kubelet's
+   * syncLoopIteration): a liveness failure (to kill the container), and any readiness or startup
+   * change (Ready and Started come from these results when the status is generated).
+   */
+  onSyncNeeded(listener: (podUID: string) => void): Disposable {
+    const subs = [
+      this.livenessResults.onChange((u) => {
+        if (u.result === 'Failure') listener(u.podUID);
+      }),
+      this.readinessResults.onChange((u) => listener(u.podUID)),
+      this.startupResults.onChange((u) => listener(u.podUID)),
+    ];
+    return { dispose: () => subs.forEach((s) => s.dispose()) };
   }
 
   workerCount(): number {

@@ -9,9 +9,17 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ensurePki, issueClientCertificate, issueServingCertificate, type CertKeyPair, type Pki } from '../../apiserver/authn/pki.js';
 import { realClock } from '../../util/clock.js';
 import { formatCriLine } from '../logs/cri.js';
-import { RuntimeError, type ContainerStatus } from '../runtime/types.js';
+import { RuntimeError, type ContainerStatus, type StreamingRequest } from '../runtime/types.js';
 import { KubeletServer, type KubeletHost } from './server.js';
 import { validateContainerLogStatus } from './containerlogs.js';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket } from 'ws';
+import { FakeStreamingServer } from '../../streaming/testing.js';
+import { acceptWebSocket, translateRemoteCommand } from '../../streaming/remotecommand/translate.js';
+import { Channel, WS_PROTOCOL_V5 } from '../../streaming/remotecommand/constants.js';
+import { dialUpgrade, type UpgradeFailedError } from '../../streaming/upgrade.js';
+import type { StatsProvider } from '../stats/types.js';
 
 let dir: string;
 let pki: Pki;
@@ -57,7 +65,10 @@ before(async () => {
     },
   };
   const serving = await issueServingCertificate(pki, { commonName: 'n1', sans: ['127.0.0.1'] });
-  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0 }, serving, caPem: pki.ca.certPem, host, clock: realClock, logger: pino({ level: 'silent' }) });
+  const stats: StatsProvider = {
+    getCPUAndMemoryStats: async () => ({ node: { nodeName: 'n1', cpu: { time: 1_000, usageCoreNanoSeconds: 2_500_000_000 }, memory: { time: 1_000, workingSetBytes: 1024 } }, pods: [] }),
+  };
+  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0 }, serving, caPem: pki.ca.certPem, host, stats, clock: realClock, logger: pino({ level: 'silent' }) });
   await server.start();
 });
 
@@ -66,9 +77,9 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function get(path: string, client?: CertKeyPair): Promise<{ code: number; body: string; type?: string }> {
+function get(path: string, client?: CertKeyPair, port = server.port): Promise<{ code: number; body: string; type?: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, ca: pki.ca.certPem, cert: client?.certPem, key: client?.keyPem, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, ca: pki.ca.certPem, cert: client?.certPem, key: client?.keyPem, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ code: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), type: res.headers['content-type'] }));
@@ -159,3 +170,100 @@ test('validateContainerLogStatus table', () => {
     assert.equal(got, want, JSON.stringify(s));
   }
 });
+
+test('/metrics/resource serves the resource metrics in the Prometheus text format', async () => {
+  const r = await get('/metrics/resource', pki.admin);
+  assert.equal(r.code, 200);
+  assert.equal(r.type, 'text/plain; version=0.0.4; charset=utf-8');
+  assert.match(r.body, /^node_cpu_usage_seconds_total 2\.5 1000$/m);
+  assert.match(r.body, /^resource_scrape_error 0$/m);
+  assert.equal((await get('/metrics/cadvisor', pki.admin)).code, 404);
+  const node = await issueClientCertificate(pki, { commonName: 'system:node:n2', organizations: ['system:nodes'] });
+  assert.equal((await get('/metrics/resource', node)).body, 'Forbidden (user=system:node:n2, verb=get, resource=nodes, subresource=metrics)');
+});
+
+test('exec and attach upgrades are relayed to the runtime streaming server, with the same authentication', async () => {
+  const fake = new FakeStreamingServer({
+    options: { stdin: false, stdout: true, stderr: true, tty: false },
+    command: async (io) => {
+      io.stdout!.write('hello\n');
+      io.stderr!.write('oops\n');
+      return 3;
+    },
+  });
+  const runtimeUrl = await fake.start();
+  const requests: StreamingRequest[] = [];
+  const streamingHost: KubeletHost = {
+    getPodByName: (ns, name) => (ns === 'default' && name === 'web' ? pod : undefined),
+    getPods: () => [pod],
+    runtime: {
+      containerStatus: async () => assert.fail('not used'),
+      exec: async (req) => (requests.push(req), runtimeUrl),
+      attach: async (req) => (requests.push(req), runtimeUrl),
+      portForward: async () => runtimeUrl,
+      listPodSandbox: async () => [],
+    },
+  };
+  const serving = await issueServingCertificate(pki, { commonName: 'n1', sans: ['127.0.0.1'] });
+  const kubelet = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0 }, serving, caPem: pki.ca.certPem, host: streamingHost, clock: realClock, logger: pino({ level: 'silent' }) });
+  await kubelet.start();
+  // An API-server-like front translating kubectl's v5 WebSocket to the kubelet's SPDY.
+  const front = createServer();
+  const tls = { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem };
+  front.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '').replace(/^\/front/, '');
+    void acceptWebSocket(req, socket, head, WS_PROTOCOL_V5).then((ws) => translateRemoteCommand(ws, { url: `https://127.0.0.1:${kubelet.port}${path}`, tls }, { stdin: false, stdout: true, stderr: true, tty: false }));
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  try {
+    for (const route of ['exec', 'attach']) {
+      const out = await v5Session(`ws://127.0.0.1:${(front.address() as { port: number }).port}/front/${route}/default/web/nginx?command=greet&stdout=1&stderr=1`);
+      assert.deepEqual(out.output, { 1: 'hello\n', 2: 'oops\n' }, route);
+      assert.equal(out.status.reason, 'NonZeroExitCode');
+      assert.deepEqual(out.status.details, { causes: [{ reason: 'ExitCode', message: '3' }] });
+    }
+    assert.deepEqual(requests, [
+      { container_id: 'c-now', cmd: ['greet'], stdin: false, stdout: true, stderr: true, tty: false },
+      { container_id: 'c-now', stdin: false, stdout: true, stderr: true, tty: false },
+    ]);
+    // Refusals before the upgrade are plain answers on the connection.
+    const upgradeHeaders = { Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': 'v4.channel.k8s.io' };
+    const base = `https://127.0.0.1:${kubelet.port}`;
+    const refused = async (path: string, creds: CertKeyPair | undefined) =>
+      dialUpgrade({ url: `${base}${path}`, tls: { ca: pki.ca.certPem, cert: creds?.certPem, key: creds?.keyPem } }, { method: 'POST', headers: upgradeHeaders }).then(
+        () => assert.fail('upgraded'),
+        (err: UpgradeFailedError) => [err.statusCode, err.body],
+      );
+    assert.deepEqual(await refused('/exec/default/web/nginx?command=ls&stdout=1', undefined), [401, 'Unauthorized']);
+    assert.deepEqual(await refused('/exec/default/web/waiting?command=ls&stdout=1', pki.admin), [500, 'container not found ("waiting")']);
+    assert.deepEqual(await refused('/exec/default/web/nginx?command=ls', pki.admin), [400, 'you must specify at least 1 of stdin, stdout, stderr']);
+    assert.deepEqual(await refused('/portForward/default/web', pki.admin), [500, 'pod not found ("web_default")']);
+    assert.equal(fake.protocols.length, 2, 'no refused request reached the runtime');
+    const plain = await get('/exec/default/web/nginx?command=ls&stdout=1', pki.admin, kubelet.port);
+    assert.deepEqual([plain.code, plain.body], [400, 'Upgrade request required']);
+  } finally {
+    front.closeAllConnections();
+    await new Promise((r) => front.close(r));
+    await kubelet.stop();
+    await fake.stop();
+  }
+});
+
+test('a kubelet whose runtime cannot stream answers 501', async () => {
+  const r = await get('/exec/default/web/nginx?command=ls&stdout=1', pki.admin);
+  assert.deepEqual([r.code, r.body], [501, 'exec is not implemented by this kubelet yet']);
+});
+
+function v5Session(url: string): Promise<{ output: Record<number, string>; status: { reason?: string; details?: unknown } }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, [WS_PROTOCOL_V5]);
+    const output: Record<number, string> = {};
+    let status = {};
+    ws.on('message', (data: Buffer) => {
+      if (data[0] === Channel.Error) status = JSON.parse(data.subarray(1).toString()) as object;
+      else output[data[0]!] = (output[data[0]!] ?? '') + data.subarray(1).toString();
+    });
+    ws.on('close', () => resolve({ output, status }));
+    ws.on('error', reject);
+  });
+}

@@ -1,11 +1,12 @@
-// The kubelet's HTTPS API (upstream's pkg/kubelet/server): /healthz, /pods and
-// /containerLogs/{namespace}/{pod}/{container}, on the node's address with a serving certificate
+// The kubelet's HTTPS API (upstream's pkg/kubelet/server): /healthz, /pods,
+// /containerLogs/{namespace}/{pod}/{container} and /metrics/resource, on the node's address with a serving certificate
 // from the cluster CA. Every request needs a client certificate from that CA (anonymous auth off:
 // 401), and only cluster admins and the API server's kubelet client may use it (others: 403 with
-// upstream's message). exec, attach, portForward and stats have their place here and answer 501
-// until they are implemented.
+// upstream's message). exec, attach and portForward relay upgrades to the runtime's streaming
+// server (streaming.ts); run and stats have their place here and answer 501 until they are implemented.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { CertKeyPair } from '../../apiserver/authn/pki.js';
 import { X509Authenticator } from '../../apiserver/authn/x509.js';
@@ -18,6 +19,12 @@ import type { RuntimeService } from '../runtime/types.js';
 import { isNotFound } from '../runtime/types.js';
 import { logOptionsFrom, readLogs } from '../logs/read.js';
 import { ContainerLogError, hasContainer, validateContainerLogStatus } from './containerlogs.js';
+import { runtimeStreamUrl, StreamingError, type StreamingHost, type StreamingRoute } from './streaming.js';
+import { proxyUpgrade, writeUpgradeFailure } from '../../streaming/proxy.js';
+import { responseForUpgrade, takeOverUpgrade, type UpgradeRequest } from '../../streaming/upgrade.js';
+import type { StatsProvider } from '../stats/types.js';
+import { renderResourceMetrics } from '../stats/resource-metrics.js';
+import { TEXT_CONTENT_TYPE } from '../stats/prometheus.js';
 
 /** What the server needs from the kubelet it belongs to. */
 export interface KubeletHost {
@@ -26,8 +33,8 @@ export interface KubeletHost {
   getPods(): Pod[];
   /** The pod's status as the kubelet last computed it (its status manager); undefined falls back to pod.status. */
   getPodStatus?(pod: Pod): PodStatus | undefined;
-  /** For a container's log path and whether it still runs. */
-  runtime: Pick<RuntimeService, 'containerStatus'>;
+  /** For a container's log path and whether it still runs; streaming URLs for exec, attach and port-forward (without them: 501). */
+  runtime: Pick<RuntimeService, 'containerStatus'> & Partial<StreamingHost['runtime']>;
 }
 
 export interface KubeletServerOptions {
@@ -37,6 +44,8 @@ export interface KubeletServerOptions {
   /** The cluster CA: client certificates must chain to it. */
   caPem: string;
   host: KubeletHost;
+  /** Feeds /metrics/resource; without one that path is 404. */
+  stats?: StatsProvider;
   clock: Clock;
   logger: Logger;
 }
@@ -55,13 +64,16 @@ class HttpError extends Error {
   }
 }
 
-type Route = (req: IncomingMessage, res: ServerResponse, url: URL, parts: string[]) => Promise<void>;
+/** upgrade: the connection of an upgrade request, which only the streaming routes take over. */
+type Route = (req: IncomingMessage, res: ServerResponse, url: URL, parts: string[], upgrade?: UpgradeRequest) => Promise<void>;
 
 export class KubeletServer {
   private server?: Server;
   private boundPort = 0;
   private readonly authenticator: X509Authenticator;
   private readonly streams = new Set<AbortController>();
+  /** Upgraded connections (exec, attach, port-forward): the HTTP server no longer tracks them. */
+  private readonly upgraded = new Set<Duplex>();
   private readonly routes: Record<string, Route>;
 
   constructor(private readonly opts: KubeletServerOptions) {
@@ -73,10 +85,10 @@ export class KubeletServer {
       healthz: async (_req, res) => writePlain(res, 200, 'ok'),
       pods: async (_req, res) => this.pods(res),
       containerLogs: (req, res, url, parts) => this.containerLogs(req, res, url, parts),
-      // Issue 5: streaming (exec, attach, port-forward through the runtime's streaming server) and stats.
-      exec: notImplemented,
-      attach: notImplemented,
-      portForward: notImplemented,
+      metrics: (_req, res, _url, parts) => this.metrics(res, parts),
+      exec: (req, res, url, parts, upgrade) => this.stream('exec', req, res, url, parts, upgrade),
+      attach: (req, res, url, parts, upgrade) => this.stream('attach', req, res, url, parts, upgrade),
+      portForward: (req, res, url, parts, upgrade) => this.stream('portForward', req, res, url, parts, upgrade),
       run: notImplemented,
       stats: notImplemented,
     };
@@ -92,6 +104,13 @@ export class KubeletServer {
     // The TLS layer asks for a certificate; authentication decides (401 rather than a failed handshake).
     const server = createServer({ key: serving.keyPem, cert: serving.certPem, ca: caPem, requestCert: true, rejectUnauthorized: false }, (req, res) => void this.handle(req, res));
     server.requestTimeout = 0;
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // The same authentication and routes as any request; only the streaming routes take the connection over.
+      socket.on('error', () => socket.destroy());
+      this.upgraded.add(socket);
+      socket.once('close', () => this.upgraded.delete(socket));
+      void this.handle(req, responseForUpgrade(req, socket), { socket, head });
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.nodeIP, () => {
@@ -107,6 +126,7 @@ export class KubeletServer {
   /** Ends log streams in progress and closes the listener. */
   async stop(): Promise<void> {
     for (const s of this.streams) s.abort();
+    for (const socket of this.upgraded) socket.destroy();
     const server = this.server;
     this.server = undefined;
     if (!server) return;
@@ -116,7 +136,7 @@ export class KubeletServer {
     });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest): Promise<void> {
     try {
       const url = new URL(req.url ?? '/', 'https://kubelet');
       const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
@@ -134,18 +154,43 @@ export class KubeletServer {
       if (!route || !Object.hasOwn(this.routes, parts[0]!)) throw new HttpError(404, '404 page not found');
       // exec, attach, portForward and run take POST (and upgrades); the rest are reads.
       if (req.method !== 'GET' && req.method !== 'HEAD' && !streamingRoutes.has(parts[0]!)) throw new HttpError(405, 'Method Not Allowed');
-      await route(req, res, url, parts);
+      await route(req, res, url, parts, upgrade);
     } catch (err) {
-      if (err instanceof HttpError || err instanceof ContainerLogError) return writePlain(res, err.code, err.message);
+      if (err instanceof HttpError || err instanceof ContainerLogError || err instanceof StreamingError) return writePlain(res, err.code, err.message);
       this.opts.logger.error({ err, url: req.url }, 'kubelet request failed');
       writePlain(res, 500, err instanceof Error ? err.message : String(err));
     }
+  }
+
+  /** Relays the upgrade to the runtime's streaming server (upstream's proxyStream). */
+  private async stream(route: StreamingRoute, req: IncomingMessage, res: ServerResponse, url: URL, parts: string[], upgrade?: UpgradeRequest): Promise<void> {
+    const { host } = this.opts;
+    if (!canStream(host)) throw new HttpError(501, `${route} is not implemented by this kubelet yet`);
+    const target = await runtimeStreamUrl(host, route, parts, url.searchParams);
+    if (!upgrade) throw new HttpError(400, 'Upgrade request required');
+    takeOverUpgrade(res, upgrade.socket);
+    proxyUpgrade(req, upgrade.socket, upgrade.head, { url: target }).catch((err: unknown) => writeUpgradeFailure(upgrade.socket, err));
   }
 
   private async pods(res: ServerResponse): Promise<void> {
     const body = JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.opts.host.getPods() });
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) });
     res.end(body);
+  }
+
+  /** /metrics/resource; the other /metrics paths (cadvisor, probes) are not served. */
+  private async metrics(res: ServerResponse, parts: string[]): Promise<void> {
+    const stats = this.opts.stats;
+    if (parts.length !== 2 || parts[1] !== 'resource' || !stats) throw new HttpError(404, '404 page not found');
+    let text: string;
+    try {
+      text = renderResourceMetrics(await stats.getCPUAndMemoryStats());
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'Error getting summary for resourceMetric prometheus endpoint');
+      text = renderResourceMetrics(err instanceof Error ? err : new Error(String(err)));
+    }
+    res.writeHead(200, { 'Content-Type': TEXT_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(text)) });
+    res.end(text);
   }
 
   private async containerLogs(req: IncomingMessage, res: ServerResponse, url: URL, parts: string[]): Promise<void> {
@@ -211,6 +256,11 @@ export class KubeletServer {
       if (!res.destroyed) res.end();
     }
   }
+}
+
+function canStream(host: KubeletHost): host is KubeletHost & StreamingHost {
+  const r = host.runtime;
+  return Boolean(r.exec && r.attach && r.portForward && r.listPodSandbox);
 }
 
 function authorized(user: UserInfo): boolean {
