@@ -1,7 +1,10 @@
 // Discovery documents, derived from the resource catalog: the aggregated form kubectl asks for
 // first (its Content-Type must be exact), and the legacy APIVersions / APIGroupList / APIResourceList.
-import { resources, groupVersions, type ResourceInfo } from '../api/resources.js';
+import { resources as stored, aggregatedResources, groupVersions, type ResourceInfo } from '../api/resources.js';
 import { apiVersionOf } from '../api/meta.js';
+
+/** Everything discovery lists: the stored resources, then the aggregated ones (metrics.k8s.io). */
+const resources: readonly ResourceInfo[] = [...stored, ...aggregatedResources];
 
 export function aggregatedContentType(version: 'v2' | 'v2beta1'): string {
   return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
@@ -30,10 +33,11 @@ function discoveryResource(r: ResourceInfo) {
 
 function groupsOf(core: boolean): { group: string; versions: string[] }[] {
   const out = new Map<string, string[]>();
-  for (const gv of groupVersions()) {
+  const aggregated = aggregatedResources.map((r) => ({ group: r.group, version: r.version }));
+  for (const gv of [...groupVersions(), ...aggregated]) {
     if ((gv.group === '') !== core) continue;
     const list = out.get(gv.group) ?? [];
-    list.push(gv.version);
+    if (!list.includes(gv.version)) list.push(gv.version);
     out.set(gv.group, list);
   }
   return [...out].map(([group, versions]) => ({ group, versions }));

@@ -2,6 +2,7 @@
 // handlers over the registries. Side effects happen in start(); stop() undoes them.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../storage/store.js';
@@ -15,12 +16,14 @@ import type { RestConfig } from '../client/rest.js';
 import { startThread, stopThread } from '../util/component-thread.js';
 import { EventSweeper } from './eventttl.js';
 import { KubeletClient } from './kubeletclient/client.js';
+import { scrapeResourceMetrics } from '../metricsserver/kubelet.js';
+import { MetricsApi, METRICS_GROUP, metricsTable } from '../metricsserver/api.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
 import { BootstrapperAuthorizer, ClusterInfoAuthorizer, clusterInfoPath } from './authz/bootstrap.js';
-import type { Secret } from '../api/types.js';
+import type { Node, Pod, Secret } from '../api/types.js';
 import { RequestAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, checkAuthorized, type Authorizer } from './authz/authorizer.js';
@@ -49,6 +52,7 @@ import { ApiMetrics } from './metrics.js';
 import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
 import { versionInfo } from './version.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
+import { responseForUpgrade, type UpgradeRequest } from '../streaming/upgrade.js';
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -60,6 +64,8 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** What runs beside the API server (default: all). */
   components?: readonly Component[];
+  /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
+  metricResolutionMs?: number;
   clock?: Clock;
   logger: Logger;
 }
@@ -82,7 +88,11 @@ export class ApiServer {
   private eventSweeper?: EventSweeper;
   /** Reaches kubelets for pods/log (as kubeadm's apiserver-kubelet-client). */
   private kubeletClient?: KubeletClient;
+  /** metrics.k8s.io, served in process where upstream aggregates metrics-server. */
+  private metricsApi?: MetricsApi;
   private readonly metrics = new ApiMetrics();
+  /** Upgraded connections (exec, attach, port-forward): the HTTP server no longer tracks them. */
+  private readonly upgraded = new Set<Duplex>();
   private readonly clock: Clock;
   private ready = false;
   private address = '';
@@ -136,11 +146,21 @@ export class ApiServer {
 
     const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] });
     this.kubeletClient = new KubeletClient({ caPem: this.pki.ca.certPem, client: kubeletIdentity });
+    this.metricsApi = new MetricsApi({
+      listNodes: () => this.registries.cachedList('', 'nodes') as Node[],
+      listPods: () => this.registries.cachedList('', 'pods') as Pod[],
+      scrape: scrapeResourceMetrics(this.kubeletClient),
+      clock: this.clock,
+      logger,
+      resolutionMs: this.opts.metricResolutionMs,
+    });
 
     this.server = createServer(
       servingTlsOptions(this.pki),
       (req, res) => void this.handle(req, res),
     );
+    // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     // Watches and log streams are long: only idle keep-alive sockets time out.
     this.server.requestTimeout = 0;
     this.server.keepAliveTimeout = 65_000;
@@ -171,6 +191,7 @@ export class ApiServer {
       const options = c === 'controllers' ? this.controllerOptions() : undefined;
       this.threads.push(startThread(entry, await this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options));
     }
+    this.metricsApi.start();
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
   }
@@ -190,6 +211,7 @@ export class ApiServer {
     this.ready = false;
     await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
+    await this.metricsApi?.stop();
     this.kubeletClient?.close();
     await this.compactor?.stop();
     this.registries?.stop();
@@ -197,6 +219,7 @@ export class ApiServer {
       await new Promise<void>((resolve) => {
         this.server.close(() => resolve());
         this.server.closeAllConnections();
+        for (const socket of this.upgraded) socket.destroy();
       });
     }
     await this.store?.close();
@@ -231,7 +254,16 @@ export class ApiServer {
     }
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** An upgrade goes through the same pipeline; only the streaming subresources take the connection over. */
+  private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A broken client connection ends only itself.
+    socket.on('error', () => socket.destroy());
+    this.upgraded.add(socket);
+    socket.once('close', () => this.upgraded.delete(socket));
+    void this.handle(req, responseForUpgrade(req, socket), { socket, head });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest): Promise<void> {
     const started = performance.now();
     let info: RequestInfo | undefined;
     try {
@@ -239,7 +271,11 @@ export class ApiServer {
       info = parseRequestInfo(req.method ?? 'GET', url);
       const user = await this.authenticator.authenticate(req);
       await checkAuthorized(this.authorizer, { user, ...info });
-      if (info.isResourceRequest) await this.handleResource(req, res, url, info, user);
+      // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
+      if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {
+        await checkAuthorized(this.authorizer, { user, ...info, verb: 'create' });
+      }
+      if (info.isResourceRequest) await this.handleResource(req, res, url, info, user, upgrade);
       else await this.handleNonResource(req, res, url, info);
     } catch (err) {
       const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
@@ -328,7 +364,12 @@ export class ApiServer {
     writeText(res, ok ? 200 : 500, ok ? 'ok' : `${checks.filter(([, p]) => !p).map(([n]) => `[-]${n} failed: reason withheld`).join('\n')}\n${name} check failed`);
   }
 
-  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: ResourceRequest['user']): Promise<void> {
+  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: ResourceRequest['user'], upgrade?: UpgradeRequest): Promise<void> {
+    if (info.apiGroup === METRICS_GROUP && this.metricsApi) {
+      const output = negotiateOutput(req.headers.accept, true);
+      const body = this.metricsApi.serve(info, url.searchParams);
+      return writeObject(res, 200, output.kind === 'table' ? metricsTable(body, url.searchParams.get('includeObject')) : body, output.yaml);
+    }
     const registry = this.registries.get(info.apiGroup, info.apiVersion, info.resource);
     if (!registry) throw notFoundPath();
     const resource = registry.info;
@@ -337,7 +378,7 @@ export class ApiServer {
     const output = negotiateOutput(req.headers.accept, true);
     const scoped = resource.namespaced ? info : { ...info, namespace: '' };
     const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
-    if (info.subresource) return handleSubresource(r, this.kubeletClient);
+    if (info.subresource) return handleSubresource(r, this.kubeletClient, upgrade);
     switch (info.verb) {
       case 'get':
         return handleGet(r);
