@@ -2,6 +2,7 @@
 // http on loopback) or a kubelet's (https with the API server's client certificate).
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /** Where to upgrade: the URL plus TLS material when it is https. */
@@ -71,4 +72,32 @@ export function switchingProtocolsHead(rawHeaders: string[]): string {
   let head = 'HTTP/1.1 101 Switching Protocols\r\n';
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
   return `${head}\r\n`;
+}
+
+/** An upgrade request as Node hands it over: the raw connection and the bytes read past the headers. */
+export interface UpgradeRequest {
+  socket: Duplex;
+  head: Buffer;
+}
+
+/**
+ * A ServerResponse on an upgrade request's connection, so a refused upgrade is answered like any
+ * other request (Status bodies, headers); the connection closes once the answer is sent. Whoever
+ * accepts the upgrade instead calls takeOverUpgrade first.
+ */
+export function responseForUpgrade(req: http.IncomingMessage, socket: Duplex): http.ServerResponse {
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.once('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  return res;
+}
+
+/** Detaches the response from the connection: from here on the caller owns the raw socket. */
+export function takeOverUpgrade(res: http.ServerResponse, socket: Duplex): void {
+  res.detachSocket(socket as Socket);
+  res.statusCode = 101;
 }

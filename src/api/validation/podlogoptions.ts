@@ -17,7 +17,7 @@ export interface PodLogOptions {
 }
 
 /** Go's parameter codec for bools: absent is false; "0", "f", "false", "n", "no" are false; anything else is true. */
-function parseBool(v: string): boolean {
+export function parseBool(v: string): boolean {
   return !['0', 'f', 'false', 'n', 'no'].includes(v.toLowerCase());
 }
 

@@ -19,6 +19,8 @@ import { rfc3339 } from '../../api/time.js';
 import { withPodCondition } from '../../api/pod/conditions.js';
 import type { KubeletClient } from '../kubeletclient/client.js';
 import { servePodLog } from '../kubeletclient/podlog.js';
+import { servePodStream } from '../kubeletclient/stream.js';
+import type { UpgradeRequest } from '../../streaming/upgrade.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
 const pods = { group: '', resource: 'pods' };
@@ -32,8 +34,11 @@ async function subresourceBody<T extends { metadata?: { name?: string } }>(r: Re
   return body;
 }
 
-/** kubelet: the API server's client to kubelets, for the node-proxied subresources (absent: they answer 503). */
-export async function handleSubresource(r: ResourceRequest, kubelet?: KubeletClient): Promise<void> {
+/**
+ * kubelet: the API server's client to kubelets, for the node-proxied subresources (absent: they
+ * answer 503); upgrade: the connection of an upgrade request (exec, attach, portforward).
+ */
+export async function handleSubresource(r: ResourceRequest, kubelet?: KubeletClient, upgrade?: UpgradeRequest): Promise<void> {
   const sub = r.info.subresource;
   const declared = r.resource.subresources.find((s) => s.name === sub);
   if (!declared) throw notFound({ group: r.resource.group, resource: `${r.resource.resource}/${sub}` }, r.info.name);
@@ -57,6 +62,11 @@ export async function handleSubresource(r: ResourceRequest, kubelet?: KubeletCli
       return scale(r);
     case 'log':
       if (kubelet) return servePodLog(r, kubelet);
+      return nodeProxied(r);
+    case 'exec':
+    case 'attach':
+    case 'portforward':
+      if (kubelet && r.resource.resource === 'pods') return servePodStream(r, kubelet, upgrade);
       return nodeProxied(r);
     default:
       return nodeProxied(r);

@@ -6,6 +6,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { CertKeyPair } from '../authn/pki.js';
+import type { UpgradeTarget } from '../../streaming/upgrade.js';
 import { badRequest, internalError, StatusError, type QualifiedResource, type StatusReason } from '../errors.js';
 
 export interface KubeletClientOptions {
@@ -43,8 +44,13 @@ const MAX_ERROR_BODY = 50_000;
 export class KubeletClient {
   private readonly agent: Agent;
 
-  constructor(opts: KubeletClientOptions) {
+  constructor(private readonly opts: KubeletClientOptions) {
     this.agent = new Agent({ keepAlive: true, ca: opts.caPem, cert: opts.client.certPem, key: opts.client.keyPem });
+  }
+
+  /** Where to dial a streaming upgrade (exec, attach, portForward) on the kubelet, with the same credentials as get(). */
+  upgradeTarget(endpoint: KubeletEndpoint, path: string, query: URLSearchParams): UpgradeTarget {
+    return { url: kubeletUrl(endpoint, path, query), tls: { ca: this.opts.caPem, cert: this.opts.client.certPem, key: this.opts.client.keyPem } };
   }
 
   /**
@@ -52,9 +58,7 @@ export class KubeletClient {
    * connection or another answer rejects with an API error about `name` of `resource`.
    */
   async get(endpoint: KubeletEndpoint, path: string, query: URLSearchParams, what: { resource: QualifiedResource; name: string }, signal?: AbortSignal): Promise<IncomingMessage> {
-    const qs = query.toString();
-    const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
-    const url = `https://${host}:${endpoint.port}${path}${qs ? `?${qs}` : ''}`;
+    const url = kubeletUrl(endpoint, path, query);
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = request(url, { method: 'GET', agent: this.agent, signal }, resolve);
       // Go's url.Error wording: `Get "https://...": <cause>`.
@@ -69,6 +73,12 @@ export class KubeletClient {
   close(): void {
     this.agent.destroy();
   }
+}
+
+function kubeletUrl(endpoint: KubeletEndpoint, path: string, query: URLSearchParams): string {
+  const qs = query.toString();
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  return `https://${host}:${endpoint.port}${path}${qs ? `?${qs}` : ''}`;
 }
 
 async function readLimited(res: IncomingMessage): Promise<string> {
