@@ -10,15 +10,17 @@
 //
 // The breakdown splits kite's samples, all on one wall clock (the benchmark's watch times and
 // containerd's own log lines, which carry nanosecond timestamps):
-//   create sent → create acknowledged → bound (spec.nodeName on the watch) → RunPodSandbox called
-//   → returned → CreateContainer called → StartContainer returned (containerd's log) → first
-//   status of the kubelet seen → Running seen.
+//   create sent → acknowledged → bound (spec.nodeName on the watch) → RunPodSandbox called →
+//   returned → CreateContainer called → StartContainer returned (containerd's log) → Running seen;
+// beside it the floor's pods read from the same log, so containerd's own time for kite's pods and
+// for bare CRI pods compare directly. CPU of the `kite up` process and of containerd is reported per
+// pod started and per second with every pod running and idle.
 // The cluster has its own bridge, pod subnet and cgroup root, so it never collides with a test cluster.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../src/api/types.js';
-import { parseArgs } from '../src/cli/args.js';
+import { checkFlags, parseArgs } from '../src/cli/args.js';
 import { Client, type ResourceClient } from '../src/client/client.js';
 import { cgroupMounts, removePodCgroups } from '../src/kubelet/cm/cgroups.js';
 import { CriRuntime } from '../src/kubelet/runtime/cri/client.js';
@@ -27,12 +29,14 @@ import { resetCluster, startCluster, type KiteCluster } from '../test/e2e/cluste
 import { percentile, processCpu } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
+checkFlags(args, ['pods', 'floor']);
 const podCount = Number(args.flags.get('pods') ?? 20);
 const floorCount = Number(args.flags.get('floor') ?? 20);
 const ns = 'podstartup';
 const image = 'busybox:1.35';
 const floorImage = 'docker.io/library/busybox:1.35';
 const floorCgroupRoot = '/kite-bench-floor';
+const floorNamespace = 'kite-floor';
 const clusterArgs = ['--bridge', 'kite-bench', '--pod-cidr', '10.217.250.0/24', '--cgroup-root', '/kite-bench'];
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable with containerd's log times. */
@@ -71,21 +75,20 @@ const seenOf = (name: string): Seen => {
 function observe(type: string, pod: Pod): void {
   const s = seenOf(pod.metadata?.name ?? '');
   const t = now();
-  if (type === 'DELETED') {
-    s.deleted ??= t;
-    return;
+  if (type === 'DELETED') s.deleted ??= t;
+  else {
+    if (pod.spec?.nodeName) s.bound ??= t;
+    if (pod.status?.containerStatuses?.length) s.kubeletStatus ??= t;
+    if (pod.status?.conditions?.some((c) => c.type === 'PodReadyToStartContainers' && c.status === 'True')) s.sandboxReady ??= t;
+    const main = pod.status?.containerStatuses?.find((c) => c.name === 'main');
+    if (pod.status?.phase === 'Running' && main?.state?.running) s.running ??= t;
+    if (pod.status?.phase === 'Succeeded') s.succeeded ??= t;
   }
-  if (pod.spec?.nodeName) s.bound ??= t;
-  if (pod.status?.containerStatuses?.length) s.kubeletStatus ??= t;
-  if (pod.status?.conditions?.some((c) => c.type === 'PodReadyToStartContainers' && c.status === 'True')) s.sandboxReady ??= t;
-  const main = pod.status?.containerStatuses?.find((c) => c.name === 'main');
-  if (pod.status?.phase === 'Running' && main?.state?.running) s.running ??= t;
-  if (pod.status?.phase === 'Succeeded') s.succeeded ??= t;
+  for (const check of [...waiters]) check();
 }
 
 /** Follows the namespace's pods from a list's resourceVersion, resuming when the stream ends, until aborted. */
-async function followPods(pods: ResourceClient<Pod>, signal: AbortSignal): Promise<void> {
-  let rv = (await pods.list()).metadata?.resourceVersion;
+async function followPods(pods: ResourceClient<Pod>, rv: string | undefined, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     try {
       for await (const e of pods.watch({ resourceVersion: rv, allowWatchBookmarks: true }, signal)) {
@@ -101,12 +104,24 @@ async function followPods(pods: ResourceClient<Pod>, signal: AbortSignal): Promi
   }
 }
 
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = now() + timeoutMs;
-  while (!cond()) {
-    if (now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await sleep(2);
-  }
+/** Conditions waiting on the watch; checked after every event, so the benchmark never polls (it shares the cores). */
+const waiters = new Set<() => void>();
+
+function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  if (cond()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!cond()) return;
+      clearTimeout(timer);
+      waiters.delete(check);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiters.delete(check);
+      reject(new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`));
+    }, timeoutMs);
+    waiters.add(check);
+  });
 }
 
 /** What containerd's log says about one pod's sandbox and its container (wall-clock ms). */
@@ -127,7 +142,7 @@ function logTimeMs(time: string): number {
  * The CRI calls of each pod from containerd's info-level log: RunPodSandbox is logged with the pod's
  * metadata, later calls with the sandbox or container ID it returned.
  */
-function criStepsFromLog(logFile: string): Map<string, CriSteps> {
+function criStepsFromLog(logFile: string, namespace: string): Map<string, CriSteps> {
   const byPod = new Map<string, CriSteps>();
   const podOfSandbox = new Map<string, string>();
   const podOfContainer = new Map<string, string>();
@@ -138,7 +153,7 @@ function criStepsFromLog(logFile: string): Map<string, CriSteps> {
     const t = logTimeMs(time);
     let m: RegExpExecArray | null;
     if ((m = /^RunPodSandbox for &PodSandboxMetadata\{Name:([^,]+),.*Namespace:([^,]+),.*?\}(?: returns sandbox id "(\w+)")?$/.exec(msg))) {
-      if (m[2] !== ns) continue;
+      if (m[2] !== namespace) continue;
       const steps = byPod.get(m[1]!) ?? {};
       byPod.set(m[1]!, steps);
       if (m[3]) {
@@ -203,9 +218,8 @@ async function cpuDuring<T>(meters: CpuMeters, during: () => Promise<T>): Promis
 }
 
 interface KiteRun {
-  samples: number[];
-  breakdown: Record<string, number[]>;
-  criLogMissing: number;
+  /** The measured pods, in creation order. */
+  names: string[];
   /** CPU per pod while the pods started, one after another. */
   startCpu: { kiteMs: number; containerdMs: number };
   /** CPU per second with every pod running and nothing else to do (relists, housekeeping, heartbeats). */
@@ -215,11 +229,12 @@ interface KiteRun {
 /** How long the node is watched with every pod running, to see what running pods cost at rest. */
 const IDLE_WINDOW_MS = 5_000;
 
-async function runKite(cluster: KiteCluster, client: Client, meters: CpuMeters): Promise<KiteRun> {
+async function runKite(client: Client, meters: CpuMeters): Promise<KiteRun> {
   await client.resource('', 'v1', 'namespaces').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const pods = client.resource<Pod>('', 'v1', 'pods').namespace(ns);
   const abort = new AbortController();
-  const watching = followPods(pods, abort.signal);
+  // Listed before the first create, so the watch sees every pod from its creation on.
+  const watching = followPods(pods, (await pods.list()).metadata?.resourceVersion, abort.signal);
   try {
     // The warm-up pulls busybox (and the pause image, with the first sandbox) outside the samples.
     await pods.create(benchPod('warmup', ['true'], 'Never'));
@@ -239,34 +254,10 @@ async function runKite(cluster: KiteCluster, client: Client, meters: CpuMeters):
     });
     const idle = await cpuDuring(meters, () => sleep(IDLE_WINDOW_MS));
 
-    const cri = criStepsFromLog(join(cluster.dataDir, 'node', 'containerd', 'containerd.log'));
-    const samples: number[] = [];
-    const breakdown: Record<string, number[]> = {};
-    const add = (k: string, v: number | undefined) => v !== undefined && Number.isFinite(v) && (breakdown[k] ??= []).push(v);
-    let criLogMissing = 0;
-    for (const name of names) {
-      const s = seenOf(name);
-      const c = cri.get(name) ?? {};
-      samples.push(s.running! - s.sent!);
-      add('create sent → acknowledged', s.acked! - s.sent!);
-      add('create sent → bound seen', s.bound! - s.sent!);
-      if (c.runPodSandbox === undefined || c.startReturned === undefined) criLogMissing++;
-      add('bound seen → RunPodSandbox called', c.runPodSandbox! - s.bound!);
-      add('RunPodSandbox (containerd)', c.sandboxReturned! - c.runPodSandbox!);
-      add('sandbox returned → CreateContainer called', c.createContainer! - c.sandboxReturned!);
-      add('CreateContainer + StartContainer (containerd)', c.startReturned! - c.createContainer!);
-      add('StartContainer returned → Running seen', s.running! - c.startReturned!);
-      add('RunPodSandbox called → Running seen', s.running! - c.runPodSandbox!);
-      add('bound seen → kubelet status seen', s.kubeletStatus! - s.bound!);
-      add('PodReadyToStartContainers seen → Running seen', s.running! - s.sandboxReady!);
-    }
-
     for (const name of names) await pods.delete(name, { gracePeriodSeconds: 0 });
     await until(() => names.every((n) => seenOf(n).deleted !== undefined), 120_000, 'the pods to go');
     return {
-      samples,
-      breakdown,
-      criLogMissing,
+      names,
       startCpu: { kiteMs: start.kiteMs / podCount, containerdMs: start.containerdMs / podCount },
       idleCpu: { kiteMs: (idle.kiteMs * 1000) / IDLE_WINDOW_MS, containerdMs: (idle.containerdMs * 1000) / IDLE_WINDOW_MS },
     };
@@ -276,11 +267,52 @@ async function runKite(cluster: KiteCluster, client: Client, meters: CpuMeters):
   }
 }
 
+type Steps = Record<string, number[]>;
+
+function addStep(steps: Steps, step: string, ms: number): void {
+  if (Number.isFinite(ms)) (steps[step] ??= []).push(ms);
+}
+
+/** Where each kite pod's time went: the watch's times and containerd's, on one wall clock. */
+function kiteBreakdown(names: string[], cri: Map<string, CriSteps>): Steps {
+  const steps: Steps = {};
+  for (const name of names) {
+    const s = seenOf(name);
+    const c = cri.get(name) ?? {};
+    // A step whose end or start is missing (e.g. a log line not found) is NaN and left out.
+    const d = (to: number | undefined, from: number | undefined) => (to ?? NaN) - (from ?? NaN);
+    addStep(steps, 'create sent → acknowledged', d(s.acked, s.sent));
+    addStep(steps, 'create sent → bound seen', d(s.bound, s.sent));
+    addStep(steps, 'bound seen → kubelet status seen', d(s.kubeletStatus, s.bound));
+    addStep(steps, 'bound seen → RunPodSandbox called', d(c.runPodSandbox, s.bound));
+    addStep(steps, 'RunPodSandbox (in containerd)', d(c.sandboxReturned, c.runPodSandbox));
+    addStep(steps, 'sandbox returned → CreateContainer called', d(c.createContainer, c.sandboxReturned));
+    addStep(steps, 'CreateContainer + StartContainer (in containerd)', d(c.startReturned, c.createContainer));
+    addStep(steps, 'StartContainer returned → Running seen', d(s.running, c.startReturned));
+    addStep(steps, 'PodReadyToStartContainers seen → Running seen', d(s.running, s.sandboxReady));
+    addStep(steps, 'RunPodSandbox called → StartContainer returned (in containerd)', d(c.startReturned, c.runPodSandbox));
+    addStep(steps, 'create sent → Running seen', d(s.running, s.sent));
+  }
+  return steps;
+}
+
+/** The floor's pods as containerd's log saw them, for the same steps. */
+function floorBreakdown(cri: Map<string, CriSteps>): Steps {
+  const steps: Steps = {};
+  for (const c of cri.values()) {
+    addStep(steps, 'RunPodSandbox (in containerd)', (c.sandboxReturned ?? NaN) - (c.runPodSandbox ?? NaN));
+    addStep(steps, 'sandbox returned → CreateContainer called', (c.createContainer ?? NaN) - (c.sandboxReturned ?? NaN));
+    addStep(steps, 'CreateContainer + StartContainer (in containerd)', (c.startReturned ?? NaN) - (c.createContainer ?? NaN));
+    addStep(steps, 'RunPodSandbox called → StartContainer returned (in containerd)', (c.startReturned ?? NaN) - (c.runPodSandbox ?? NaN));
+  }
+  return steps;
+}
+
 async function runFloor(cluster: KiteCluster, podsDir: string): Promise<FloorSamples> {
   const runtime = new CriRuntime({ endpoint: join(cluster.dataDir, 'node', 'containerd', 'containerd.sock') });
   try {
     await runtime.waitForReady(Date.now() + 10_000);
-    return await measureFloor(runtime, { image: floorImage, podsDir, count: floorCount, cgroupRoot: floorCgroupRoot });
+    return await measureFloor(runtime, { image: floorImage, podsDir, count: floorCount, cgroupRoot: floorCgroupRoot, namespace: floorNamespace });
   } finally {
     runtime.close();
   }
@@ -298,37 +330,42 @@ async function main(): Promise<void> {
     cluster = await startCluster({ dataDir, extraArgs: clusterArgs });
     client = await Client.fromKubeconfig(cluster.kubeconfig);
     const meters = cpuMeters(cluster);
-    const kite = await runKite(cluster, client, meters);
+    const kite = await runKite(client, meters);
     const loadAfterKite = load();
     const floorRun = await cpuDuring(meters, () => runFloor(cluster!, join(dir, 'floor-pods')));
     const floor = floorRun.result;
     const loadAfterFloor = load();
 
-    const k = summarize(kite.samples);
+    const logFile = join(cluster.dataDir, 'node', 'containerd', 'containerd.log');
+    const kiteSteps = kiteBreakdown(kite.names, criStepsFromLog(logFile, ns));
+    const floorSteps = floorBreakdown(criStepsFromLog(logFile, floorNamespace));
+    const samples = kite.names.map((n) => seenOf(n).running! - seenOf(n).sent!);
+    const k = summarize(samples);
     const fl = summarize(floor.podStartMs);
     console.log('| pod start-up | pods | p50 ms | p90 ms | p99 ms | max ms | load 1m/5m/15m after |');
     console.log('|---|---|---|---|---|---|---|');
-    console.log(`| kite: create sent → Running seen on a watch | ${kite.samples.length} | ${f0(k.p50)} | ${f0(k.p90)} | ${f0(k.p99)} | ${f0(k.max)} | ${loadAfterKite} |`);
+    console.log(`| kite: create sent → Running seen on a watch | ${samples.length} | ${f0(k.p50)} | ${f0(k.p90)} | ${f0(k.p99)} | ${f0(k.max)} | ${loadAfterKite} |`);
     console.log(`| floor: RunPodSandbox called → StartContainer returned | ${floor.podStartMs.length} | ${f0(fl.p50)} | ${f0(fl.p90)} | ${f0(fl.p99)} | ${f0(fl.max)} | ${loadAfterFloor} |`);
     const runSandbox = summarize(floor.runPodSandboxMs);
     const createStart = summarize(floor.createStartMs);
     console.log(`| floor: RunPodSandbox | ${floor.runPodSandboxMs.length} | ${f0(runSandbox.p50)} | ${f0(runSandbox.p90)} | ${f0(runSandbox.p99)} | ${f0(runSandbox.max)} | |`);
     console.log(`| floor: CreateContainer + StartContainer | ${floor.createStartMs.length} | ${f0(createStart.p50)} | ${f0(createStart.p90)} | ${f0(createStart.p99)} | ${f0(createStart.max)} | |`);
-    console.log(`\nkite samples in creation order (ms): ${kite.samples.map(f0).join(' ')}`);
+    console.log(`\nkite samples in creation order (ms): ${samples.map(f0).join(' ')}`);
     console.log(`floor samples in order (ms): ${floor.podStartMs.map(f0).join(' ')}`);
     console.log(`kite p50 over the floor's p50: ${(((k.p50 - fl.p50) / fl.p50) * 100).toFixed(0)}% (aim: within 15%)\n`);
 
-    console.log('| kite breakdown (per pod, wall clock) | median ms | p90 ms | pods |');
-    console.log('|---|---|---|---|');
-    for (const [step, xs] of Object.entries(kite.breakdown)) {
-      console.log(`| ${step} | ${f0(median(xs))} | ${f0(percentile([...xs].sort((a, b) => a - b), 90))} | ${xs.length} |`);
+    console.log('| breakdown (per pod, wall clock) | kite median ms | kite p90 ms | kite pods | floor median ms | floor pods |');
+    console.log('|---|---|---|---|---|---|');
+    const p90 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 90);
+    for (const [step, xs] of Object.entries(kiteSteps)) {
+      const fx = floorSteps[step];
+      console.log(`| ${step} | ${f0(median(xs))} | ${f0(p90(xs))} | ${xs.length} | ${fx ? f0(median(fx)) : ''} | ${fx?.length ?? ''} |`);
     }
     console.log('\n| CPU (ms, user + system) | kite up process | containerd |');
     console.log('|---|---|---|');
     console.log(`| per kite pod started | ${f0(kite.startCpu.kiteMs)} | ${f0(kite.startCpu.containerdMs)} |`);
     console.log(`| per floor pod (started and torn down) | ${f0(floorRun.kiteMs / floorCount)} | ${f0(floorRun.containerdMs / floorCount)} |`);
     console.log(`| per second, ${podCount} pods running, idle | ${f0(kite.idleCpu.kiteMs)} | ${f0(kite.idleCpu.containerdMs)} |`);
-    if (kite.criLogMissing) console.log(`(${kite.criLogMissing} pods had no complete CRI steps in containerd's log)`);
   } finally {
     client?.close();
     await cluster?.stop();

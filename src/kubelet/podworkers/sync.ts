@@ -17,6 +17,9 @@ import type { EventRecorder } from '../events.js';
 import { podRef } from '../kuberuntime/manager.js';
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, activeDeadline, enforceActiveDeadline } from '../status/deadline.js';
 
+/** The pod conditions the kubelet owns (upstream's PodConditionsByKubelet). */
+const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
+
 /** The part of the status manager the syncer feeds. */
 export interface PodStatusSink {
   setPodStatus(pod: Pod, status: PodStatus): void;
@@ -58,7 +61,9 @@ export class KubeletPodSyncer implements PodSyncer {
   private report(pod: Pod, state: PodRuntimeState, podIsTerminal: boolean): PodStatus {
     const { manager, cfg, clock, probes } = this.config;
     // As upstream, the previous status is the status manager's, not the informer's possibly older copy.
-    const previous = this.config.status.getPodStatus(pod.metadata?.uid ?? '');
+    const cached = this.config.status.getPodStatus(pod.metadata?.uid ?? '');
+    // Conditions other writers own (readiness gates, DisruptionTarget, ...) come from the API's copy.
+    const previous = cached && { ...cached, conditions: [...(cached.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type)), ...(pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type))] };
     const generated = generateAPIPodStatus({ pod: previous ? { ...pod, status: previous } : pod, state, startFailures: manager.startFailures(pod.metadata?.uid ?? ''), probes, nodeIP: cfg.nodeIP, now: clock.now(), podIsTerminal });
     const { status, exceeded } = enforceActiveDeadline(pod, generated, clock.now());
     if (exceeded && previous?.reason !== DEADLINE_EXCEEDED_REASON) {

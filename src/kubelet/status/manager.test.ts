@@ -20,6 +20,12 @@ describe('statusPatch', () => {
     assert.deepEqual(applied(old, next), next);
   });
 
+  it('clears a condition reason once the condition no longer has one', () => {
+    const old: PodStatus = { phase: 'Running', conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' }] };
+    const next: PodStatus = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    assert.deepEqual(applied(old, next), next);
+  });
+
   it('drops fields the new status no longer has and keeps condition order', () => {
     const old: PodStatus = { phase: 'Pending', message: 'x', conditions: [{ type: 'Ready', status: 'False' }, { type: 'PodScheduled', status: 'True' }] };
     const next: PodStatus = { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True' }] };

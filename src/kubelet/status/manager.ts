@@ -67,7 +67,16 @@ export function statusPatch(uid: string, old: PodStatus | undefined, status: Pod
       if (o[k] !== undefined) diff[k] = null;
     } else if (JSON.stringify(o[k]) !== JSON.stringify(n[k])) diff[k] = n[k];
   }
-  if (diff.conditions) diff['$setElementOrder/conditions'] = (status.conditions ?? []).map((c) => ({ type: c.type }));
+  if (diff.conditions) {
+    // Conditions merge by type on the server: a field a condition no longer has (a reason once it is
+    // True) is sent as null, or the server would keep the old one.
+    diff.conditions = (status.conditions ?? []).map((c) => {
+      const before = old?.conditions?.find((b) => b.type === c.type) as unknown as Record<string, unknown> | undefined;
+      const cleared = Object.keys(before ?? {}).filter((k) => (c as unknown as Record<string, unknown>)[k] === undefined);
+      return { ...c, ...Object.fromEntries(cleared.map((k) => [k, null])) };
+    });
+    diff['$setElementOrder/conditions'] = (status.conditions ?? []).map((c) => ({ type: c.type }));
+  }
   // podIPs and hostIPs merge by ip: an address the pod no longer has (a new sandbox) must be deleted.
   for (const key of ['podIPs', 'hostIPs'] as const) {
     if (!Array.isArray(diff[key])) continue;
