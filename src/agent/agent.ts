@@ -25,6 +25,8 @@ export interface AgentOptions {
   registryHost: string;
   network?: PodNetworkOptions;
   cgroupRoot?: string;
+  /** Settings from a KubeletConfiguration file (--config). */
+  kubeletConfig?: Partial<KubeletConfig>;
   clock: Clock;
   logger: Logger;
 }
@@ -68,6 +70,7 @@ export class Agent {
     opts.logger.info({ kubeconfig: credentials.kubeconfigPath }, 'node credentials ready');
 
     const cfg = defaultKubeletConfig({
+      ...opts.kubeletConfig,
       nodeName,
       nodeIP,
       rootDir: join(opts.dataDir, 'kubelet'),

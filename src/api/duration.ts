@@ -65,3 +65,30 @@ export function humanDurationSince(timestamp: string | undefined, now: number): 
   const t = timestamp ? Date.parse(timestamp) : NaN;
   return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
 }
+
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.Duration.String() for whole milliseconds: "0s", "500ms", "10s", "1m20s", "5m0s", "1h0m0s". */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+/** "1h2m3s", "500ms", "30s" (Go's time.ParseDuration for the usual units) as milliseconds. */
+export function parseDuration(s: string): number {
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let end = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    total += Number(m[1]) * durationUnits[m[2]!]!;
+    end = re.lastIndex;
+  }
+  if (end === 0 || end !== s.length) throw new Error(`invalid duration ${JSON.stringify(s)}`);
+  return total;
+}

@@ -14,6 +14,8 @@ import { Containerd } from '../kubelet/containerd/containerd.js';
 import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { isNotFound } from '../kubelet/runtime/types.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import type { KubeletConfig } from '../kubelet/config.js';
+import { parseKubeletConfiguration } from '../kubelet/configfile.js';
 import { realClock } from '../util/clock.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
@@ -31,8 +33,10 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --cri-endpoint PATH         use this running CRI runtime instead of starting containerd
            --bridge NAME --pod-cidr CIDR   the pod network's bridge and subnet (default kite0, 10.217.0.0/24)
            --cgroup-root PATH          where pod cgroups go (default /kubepods)
+           --config FILE               a KubeletConfiguration (kubelet.config.k8s.io/v1beta1): maxPods, clusterDNS, clusterDomain,
+                                       containerLogMaxSize/Files, crashLoopBackOff.maxContainerRestartPeriod, ...
   up       Bring up a cluster on this machine: the API server (server flags), its image registry, and an agent.
-           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root as for agent
+           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --config as for agent
            --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
   reset    Remove every pod, sandbox, cgroup, bridge and file that up or agent made.
            --data-dir DIR              (required)
@@ -40,13 +44,18 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --data-dir DIR --image-cache DIR --port PORT
 `;
 
-const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root'];
+const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root', 'config'];
 
 function networkOptions(args: ParsedArgs): PodNetworkOptions {
   const bridge = args.flags.get('bridge');
   const subnet = args.flags.get('pod-cidr');
   // Each bridge is its own CNI network, so two agents on one machine keep separate IPAM state.
   return { ...(bridge ? { bridge, name: `kite-${bridge}` } : {}), ...(subnet ? { subnet } : {}) };
+}
+
+async function kubeletConfigFlag(args: ParsedArgs): Promise<Partial<KubeletConfig> | undefined> {
+  const file = args.flags.get('config');
+  return file === undefined ? undefined : parseKubeletConfiguration(await readFile(file, 'utf8'), file);
 }
 
 function portFlag(args: ParsedArgs, name: string): number | undefined {
@@ -97,6 +106,7 @@ export async function agentCommand(argv: string[]): Promise<void> {
     registryHost: registry ?? '',
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
+    kubeletConfig: await kubeletConfigFlag(args),
     clock: realClock,
     logger,
   });
@@ -111,6 +121,7 @@ export async function upCommand(argv: string[]): Promise<void> {
   const logger = newLogger('kite');
   const opts = serverOptions(args, logger);
   const dataDir = opts.dataDir;
+  const kubeletConfig = await kubeletConfigFlag(args);
   const server = new ApiServer(opts);
   const registry = new Registry({ dataDir: join(dataDir, 'registry') });
   // The agent exists only once the server is up; a signal before that stops the server alone.
@@ -136,6 +147,7 @@ export async function upCommand(argv: string[]): Promise<void> {
     registryHost: registry.host,
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
+    kubeletConfig,
     clock: realClock,
     logger,
   });

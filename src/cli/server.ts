@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { ApiServer, allComponents, type ApiServerOptions, type Component } from '../apiserver/server.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
-import { parseDuration } from '../sim/expr.js';
+import { parseDuration } from '../api/duration.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)

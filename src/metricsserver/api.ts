@@ -8,7 +8,7 @@ import { parseLabelSelector, type Selector } from '../api/labels.js';
 import { parseFieldSelector, type FieldSelector } from '../api/fields.js';
 import { rfc3339 } from '../api/time.js';
 import { Quantity } from '../api/quantity.js';
-import { goDuration } from '../sim/expr.js';
+import { goDuration } from '../api/duration.js';
 import type { RequestInfo } from '../apiserver/http/requestinfo.js';
 import { badRequest, methodNotAllowed, notFound, StatusError } from '../apiserver/errors.js';
 import type { Clock } from '../util/clock.js';

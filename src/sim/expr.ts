@@ -10,6 +10,7 @@
 //   item.name, index                     the current element and its position inside "$each"
 //   concat("a", item.name), now()        function calls
 
+import { goDuration, parseDuration } from '../api/duration.js';
 import { rfc3339 } from '../api/time.js';
 
 /** What an expression sees: the object, the current "$each" element, and the functions it may call. */
@@ -239,32 +240,6 @@ const num = (v: unknown): number => {
   return n;
 };
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.Duration.String() for whole milliseconds: "500ms", "10s", "1m20s", "5m0s", "1h0m0s". */
-export function goDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
-}
-
-/** "1h2m3s", "500ms", "30s" (Go's time.ParseDuration for the usual units) as milliseconds. */
-export function parseDuration(s: string): number {
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let end = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    total += Number(m[1]) * durationUnits[m[2]!]!;
-    end = re.lastIndex;
-  }
-  if (end === 0 || end !== s.length) throw new ExprError(`invalid duration ${JSON.stringify(s)}`);
-  return total;
-}
-
 /** The functions every stage may call; the node and pod simulators add their own. */
 export const builtinFunctions: Readonly<Record<string, SimFunction>> = {
   now: (env) => rfc3339(env.now),
@@ -286,5 +261,11 @@ export const builtinFunctions: Readonly<Record<string, SimFunction>> = {
     const existing = conditions?.find((c) => c.type === type);
     return existing?.status === status && existing?.lastTransitionTime ? existing.lastTransitionTime : rfc3339(env.now);
   },
-  parseDuration: (_env, s) => parseDuration(String(s)),
+  parseDuration: (_env, s) => {
+    try {
+      return parseDuration(String(s));
+    } catch (err) {
+      throw new ExprError((err as Error).message, { cause: err });
+    }
+  },
 };

@@ -3,7 +3,7 @@
 // image after failures (ImagePullBackOff), and records the events kubectl describe shows.
 import type { Container, Pod, Secret } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
-import { goDuration } from '../../sim/expr.js';
+import { goDuration } from '../../api/duration.js';
 import type { KubeletConfig } from '../config.js';
 import {
   BACK_OFF_PULL_IMAGE,
@@ -57,10 +57,6 @@ export function containerRef(pod: Pod, container: Container): InvolvedObject {
   };
 }
 
-/** Go's time.Duration String of whole milliseconds ("0s" for zero, as Go prints it). */
-function duration(ms: number): string {
-  return ms === 0 ? '0s' : goDuration(ms);
-}
 
 interface BackOffEntry {
   backoffMs: number;
@@ -180,7 +176,7 @@ export class KubeletImageManager implements ImageManager {
       ref,
       'Normal',
       PULLED_IMAGE,
-      `Successfully pulled image ${JSON.stringify(imgRef)} in ${duration(result.pullMs)} (${duration(totalMs)} including waiting). Image size: ${result.status?.size ?? 0} bytes.`,
+      `Successfully pulled image ${JSON.stringify(imgRef)} in ${goDuration(result.pullMs)} (${goDuration(totalMs)} including waiting). Image size: ${result.status?.size ?? 0} bytes.`,
     );
     this.backOff.gc(clock.now());
     return { ok: true, imageRef: result.imageRef, user: imageUser(result.status) };

@@ -4,7 +4,7 @@
 // which of those starts must wait, until when, and with what message.
 import type { Container, Pod } from '../../api/types.js';
 import { isRestartableInitContainer } from '../../api/pod/status.js';
-import { goDuration } from '../../sim/expr.js';
+import { goDuration } from '../../api/duration.js';
 import type { NamespaceMode } from '../runtime/types.js';
 import { backOffKey, formatPod, type BackOffView } from './backoff.js';
 import { hashContainer } from './labels.js';

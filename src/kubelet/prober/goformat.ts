@@ -1,6 +1,6 @@
 // The Go spellings upstream's probe and hook messages are made of: %q quoting, host:port joining
 // and the texts of Go's net errors, so events read exactly as a Go kubelet's would.
-import { goDuration } from '../../sim/expr.js';
+import { goDuration } from '../../api/duration.js';
 
 /** strconv.Quote: Go's %q of a string, or of raw bytes (invalid UTF-8 shows as \xNN). */
 export function goQuote(input: string | Uint8Array): string {

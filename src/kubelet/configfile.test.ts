@@ -1,0 +1,32 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseKubeletConfiguration } from './configfile.js';
+
+const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+
+describe('KubeletConfiguration file', () => {
+  it('reads the fields kite honours, with upstream units', () => {
+    const cfg = parseKubeletConfiguration(
+      header + 'maxPods: 50\nclusterDomain: example.local\nclusterDNS: [10.96.0.10]\ncontainerLogMaxSize: 5Mi\ncontainerLogMaxFiles: 3\nnodeStatusUpdateFrequency: 20s\ncrashLoopBackOff:\n  maxContainerRestartPeriod: 1m30s\n',
+      'kubelet.yaml',
+    );
+    assert.deepEqual(cfg, {
+      maxPods: 50,
+      clusterDomain: 'example.local',
+      clusterDNS: ['10.96.0.10'],
+      containerLogMaxSize: 5 * 1024 * 1024,
+      containerLogMaxFiles: 3,
+      nodeStatusUpdateFrequencyMs: 20_000,
+      crashLoopBackOffMaxMs: 90_000,
+    });
+  });
+
+  it('refuses unknown fields, wrong types and other kinds, naming them', () => {
+    assert.throws(() => parseKubeletConfiguration(header + 'maxPod: 5\n', 'f'), /unknown field "maxPod"/);
+    assert.throws(() => parseKubeletConfiguration(header + 'maxPods: "5"\n', 'f'), /maxPods: expected an integer/);
+    assert.throws(() => parseKubeletConfiguration(header + 'crashLoopBackOff: {maxContainerRestartPeriod: 10x}\n', 'f'), /invalid duration/);
+    assert.throws(() => parseKubeletConfiguration(header + 'crashLoopBackOff: {maxContainerRestartPeriod: 500ms}\n', 'f'), /at least 1s/);
+    assert.throws(() => parseKubeletConfiguration('apiVersion: v1\nkind: Pod\n', 'f'), /expected apiVersion kubelet.config.k8s.io\/v1beta1/);
+    assert.throws(() => parseKubeletConfiguration(header + 'a: [\n', 'f'), /^Error: f: /);
+  });
+});
