@@ -5,10 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Container, Pod } from '../../api/types.js';
 import { Quantity } from '../../api/quantity.js';
-import { writeFileAtomic } from '../../util/file.js';
 import type { KubeletConfig } from '../config.js';
 import type { EventRecorder } from '../events.js';
 import type { ContainerConfig, Mount, PodSandboxConfig } from '../runtime/types.js';
@@ -98,7 +97,11 @@ async function etcHostsMount(input: ContainerConfigInput, volumeMounts: Mount[])
   if (podIPs.length === 0 || volumeMounts.some((m) => m.container_path === ETC_HOSTS)) return undefined;
   const nodeHosts = pod.spec?.hostNetwork ? await readFile(ETC_HOSTS, 'utf8').catch(() => '') : undefined;
   const file = join(podDir(cfg, pod), 'etc-hosts');
-  await writeFileAtomic(file, managedHostsContent(pod, podIPs, cfg.clusterDomain, nodeHosts), 0o644);
+  // Rewritten in place at every container start, as upstream's ensureHostsFile: running containers
+  // have the file bind-mounted (a rename would leave them the old inode), and it is regenerated on
+  // the next start if a crash tears it, so no fsync on the start-up path.
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, managedHostsContent(pod, podIPs, cfg.clusterDomain, nodeHosts), { mode: 0o644 });
   return { container_path: ETC_HOSTS, host_path: file, readonly: false };
 }
 

@@ -21,7 +21,7 @@ import {
 } from '../events.js';
 import type { EnvSources } from './env.js';
 import type { ContainerConfigInput } from './container.js';
-import { containerRef, type ImageManager } from '../images/manager.js';
+import { containerRef, type ImageManager, type PullResult } from '../images/manager.js';
 import type { PodVolumes } from '../volumes/manager.js';
 import type { ContainerConfig, PodSandboxConfig, Runtime } from '../runtime/types.js';
 import { isNotFound } from '../runtime/types.js';
@@ -128,6 +128,7 @@ export class KubeRuntimeManager {
     await this.pruneExitedContainers(pod, state);
 
     let sandboxId = plan.sandboxId;
+    const imageChecks = new Map<string, Promise<PullResult>>();
     let sandboxConfig: PodSandboxConfig;
     let podIPs: string[];
     try {
@@ -140,6 +141,10 @@ export class KubeRuntimeManager {
       result.acted = true;
       try {
         sandboxId = await runtime.runPodSandbox(sandboxConfig);
+        // The first container's image is checked while the sandbox's status is read (each is a
+        // runtime round trip), so a new pod's first CreateContainer does not wait for both in turn.
+        const first = plan.initContainersToStart.length ? pod.spec?.initContainers?.[plan.initContainersToStart[0]!] : pod.spec?.containers[plan.containersToStart[0] ?? -1];
+        if (first && !plan.backOff.has(first.name)) imageChecks.set(first.name, this.config.images.ensureImageExists(pod, first, sandboxConfig));
         const status = (await runtime.podSandboxStatus(sandboxId)).status;
         podIPs = pod.spec?.hostNetwork || !status.network?.ip ? [] : [status.network.ip, ...(status.network.additional_ips ?? []).map((a) => a.ip)];
       } catch (err) {
@@ -159,7 +164,7 @@ export class KubeRuntimeManager {
         result.nextBackOffExpiry = Math.min(result.nextBackOffExpiry ?? Infinity, backOff.retryAt);
         return false;
       }
-      const failure = await this.startContainer(pod, container, kind, state, sandboxId, sandboxConfig, podIPs, volumes);
+      const failure = await this.startContainer(pod, container, kind, state, sandboxId, sandboxConfig, podIPs, volumes, imageChecks.get(container.name));
       this.setFailure(pod, container.name, failure);
       if (failure) result.failed = true;
       return !failure;
@@ -184,6 +189,7 @@ export class KubeRuntimeManager {
     sandboxConfig: PodSandboxConfig,
     podIPs: string[],
     volumes: PodVolumes,
+    imageCheck?: Promise<PullResult>,
   ): Promise<StartFailure | undefined> {
     const { runtime, recorder, clock, cfg } = this.config;
     const ref = containerRef(pod, container);
@@ -192,7 +198,7 @@ export class KubeRuntimeManager {
     const lastExit = state.containers.find((c) => c.name === container.name && c.state === 'CONTAINER_EXITED');
     if (lastExit) this.backoff.next(backOffKey(pod, container), lastExit.finishedAt ?? lastExit.createdAt, clock.now());
 
-    const image = await this.config.images.ensureImageExists(pod, container, sandboxConfig);
+    const image = await (imageCheck ?? this.config.images.ensureImageExists(pod, container, sandboxConfig));
     if (!image.ok) return { reason: image.reason, message: image.message };
 
     const restartCount = previous ? previous.restartCount + 1 : 0;

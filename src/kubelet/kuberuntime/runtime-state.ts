@@ -85,7 +85,8 @@ export async function listPodRuntimeStates(runtime: Runtime, podUID?: string, op
     return p;
   };
 
-  await Promise.all(
+  // Sandbox and container statuses are independent: ask for all of them at once.
+  const sandboxStatuses = Promise.all(
     sandboxes.map(async (s) => {
       const who = sandboxIdentity(s.labels);
       if (!who) return;
@@ -108,7 +109,7 @@ export async function listPodRuntimeStates(runtime: Runtime, podUID?: string, op
     }),
   );
 
-  await Promise.all(
+  const containerStatuses = Promise.all(
     containers.map(async (c) => {
       const who = containerIdentity(c.labels, c.annotations);
       if (!who) return;
@@ -145,6 +146,7 @@ export async function listPodRuntimeStates(runtime: Runtime, podUID?: string, op
       });
     }),
   );
+  await Promise.all([sandboxStatuses, containerStatuses]);
 
   for (const p of pods.values()) {
     p.sandboxes.sort((a, b) => b.createdAt - a.createdAt || b.attempt - a.attempt);

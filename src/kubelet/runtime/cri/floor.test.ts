@@ -56,6 +56,16 @@ describe('measureFloor', () => {
 
   const cgroupRoot = '/kite-floor-unit-test';
 
+  it('keeps every pod running until the last has started when asked to', async () => {
+    const rt = recordingRuntime({ imagePresent: true });
+    const samples = await measureFloor(rt.runtime, { image: 'busybox', podsDir, count: 3, cgroupRoot, keepRunning: true });
+    assert.equal(samples.podStartMs.length, 3);
+    assert.equal(samples.teardownMs.length, 3);
+    const lastStart = rt.calls.lastIndexOf('StartContainer c-2');
+    const firstStop = rt.calls.findIndex((c) => c.startsWith('StopPodSandbox'));
+    assert.ok(lastStart >= 0 && firstStop > lastStart, rt.calls.join('\n'));
+  });
+
   it('pulls a missing image, runs pods one by one and tears each down', async () => {
     const rt = recordingRuntime({ imagePresent: false });
     const samples = await measureFloor(rt.runtime, { image: 'docker.io/library/busybox:1.35', podsDir, count: 2, cgroupRoot });

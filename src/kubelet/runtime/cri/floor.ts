@@ -17,6 +17,11 @@ export interface FloorOptions {
   /** The pods' cgroup root (cgroupfs path); each pod is a BestEffort pod below it. */
   cgroupRoot?: string;
   namespace?: string;
+  /**
+   * Keep every pod running until the last one has started, then tear them all down: the shape of a
+   * kubelet benchmark whose pods pile up (containerd slows down as shims accumulate).
+   */
+  keepRunning?: boolean;
 }
 
 /** Milliseconds per pod, in the order the pods ran. */
@@ -30,55 +35,66 @@ export interface FloorSamples {
   teardownMs: number[];
 }
 
+interface FloorPod {
+  sandboxId?: string;
+  containerId?: string;
+  cgroupParent: string;
+  logDirectory: string;
+}
+
+/** Torn down also when a step failed, so a failed run leaves nothing behind. */
+async function teardown(runtime: Runtime, pod: FloorPod, samples: FloorSamples): Promise<void> {
+  const t = performance.now();
+  if (pod.containerId) {
+    await runtime.stopContainer(pod.containerId, 0);
+    await runtime.removeContainer(pod.containerId);
+  }
+  if (pod.sandboxId) {
+    await runtime.stopPodSandbox(pod.sandboxId);
+    await runtime.removePodSandbox(pod.sandboxId);
+  }
+  if (pod.containerId && pod.sandboxId) samples.teardownMs.push(performance.now() - t);
+  // runc leaves the pod-level cgroup folders, and containerd the logs.
+  await removeCgroup(pod.cgroupParent);
+  await rm(pod.logDirectory, { recursive: true, force: true });
+}
+
 export async function measureFloor(runtime: Runtime, opts: FloorOptions): Promise<FloorSamples> {
   if (!(await runtime.imageStatus({ image: opts.image }))) await runtime.pullImage({ image: opts.image });
   const samples: FloorSamples = { podStartMs: [], runPodSandboxMs: [], createStartMs: [], teardownMs: [] };
-  for (let i = 0; i < opts.count; i++) {
-    const uid = randomUUID();
-    const namespace = opts.namespace ?? 'kite-floor';
-    const name = `floor-${i}`;
-    const cgroupParent = podCgroupParent('BestEffort', uid, opts.cgroupRoot);
-    const logDirectory = join(opts.podsDir, `${namespace}_${name}_${uid}`);
-    const sandboxConfig: PodSandboxConfig = {
-      metadata: { name, uid, namespace, attempt: 0 },
-      hostname: name,
-      log_directory: logDirectory,
-      linux: { cgroup_parent: cgroupParent, security_context: { namespace_options: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
-    };
-    const containerConfig: ContainerConfig = {
-      metadata: { name: 'sleep', attempt: 0 },
-      image: { image: opts.image },
-      command: ['sleep', '3600'],
-      log_path: 'sleep/0.log',
-    };
-    let sandboxId: string | undefined;
-    let containerId: string | undefined;
-    try {
+  const running: FloorPod[] = [];
+  try {
+    for (let i = 0; i < opts.count; i++) {
+      const uid = randomUUID();
+      const namespace = opts.namespace ?? 'kite-floor';
+      const name = `floor-${i}`;
+      const pod: FloorPod = { cgroupParent: podCgroupParent('BestEffort', uid, opts.cgroupRoot), logDirectory: join(opts.podsDir, `${namespace}_${name}_${uid}`) };
+      running.push(pod);
+      const sandboxConfig: PodSandboxConfig = {
+        metadata: { name, uid, namespace, attempt: 0 },
+        hostname: name,
+        log_directory: pod.logDirectory,
+        linux: { cgroup_parent: pod.cgroupParent, security_context: { namespace_options: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
+      };
+      const containerConfig: ContainerConfig = {
+        metadata: { name: 'sleep', attempt: 0 },
+        image: { image: opts.image },
+        command: ['sleep', '3600'],
+        log_path: 'sleep/0.log',
+      };
       const t0 = performance.now();
-      sandboxId = await runtime.runPodSandbox(sandboxConfig);
+      pod.sandboxId = await runtime.runPodSandbox(sandboxConfig);
       const t1 = performance.now();
-      containerId = await runtime.createContainer(sandboxId, containerConfig, sandboxConfig);
-      await runtime.startContainer(containerId);
+      pod.containerId = await runtime.createContainer(pod.sandboxId, containerConfig, sandboxConfig);
+      await runtime.startContainer(pod.containerId);
       const t2 = performance.now();
       samples.runPodSandboxMs.push(t1 - t0);
       samples.createStartMs.push(t2 - t1);
       samples.podStartMs.push(t2 - t0);
-    } finally {
-      // Torn down also when a step failed, so a failed run leaves nothing behind.
-      const t3 = performance.now();
-      if (containerId) {
-        await runtime.stopContainer(containerId, 0);
-        await runtime.removeContainer(containerId);
-      }
-      if (sandboxId) {
-        await runtime.stopPodSandbox(sandboxId);
-        await runtime.removePodSandbox(sandboxId);
-      }
-      if (containerId && sandboxId) samples.teardownMs.push(performance.now() - t3);
-      // runc leaves the pod-level cgroup folders, and containerd the logs.
-      await removeCgroup(cgroupParent);
-      await rm(logDirectory, { recursive: true, force: true });
+      if (!opts.keepRunning) await teardown(runtime, running.pop()!, samples);
     }
+  } finally {
+    for (const pod of running) await teardown(runtime, pod, samples);
   }
   return samples;
 }
