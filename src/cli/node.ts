@@ -8,6 +8,8 @@ import { homedir } from 'node:os';
 import { ApiServer } from '../apiserver/server.js';
 import { joinTokenFile } from '../apiserver/bootstrap.js';
 import { Agent } from '../agent/agent.js';
+import type { AgentThreadMessage, AgentThreadOptions } from '../agent/worker.js';
+import { Worker } from 'node:worker_threads';
 import { containerdDir, readNodeRecord, resetNodeHost } from '../agent/node-runtime.js';
 import { Registry, ensureImages, imagesCommand } from '../images/index.js';
 import { Containerd } from '../kubelet/containerd/containerd.js';
@@ -125,9 +127,9 @@ export async function upCommand(argv: string[]): Promise<void> {
   const server = new ApiServer(opts);
   const registry = new Registry({ dataDir: join(dataDir, 'registry') });
   // The agent exists only once the server is up; a signal before that stops the server alone.
-  const node: { agent?: Agent } = {};
+  const node: { thread?: AgentThread } = {};
   onSignals(logger, async () => {
-    await node.agent?.stop();
+    await node.thread?.stop();
     await server.stop();
   });
   await server.start();
@@ -137,7 +139,7 @@ export async function upCommand(argv: string[]): Promise<void> {
   process.stdout.write(`registry: ${registry.host}\n`);
   await ensureImages({ cacheDir: resolve(args.flags.get('image-cache') ?? join(homedir(), '.cache', 'kite', 'images')), registry });
   // The node joins like any other: with the join token, over HTTPS, trusting the cluster CA.
-  const agent = new Agent({
+  node.thread = startAgentThread({
     server: server.url,
     token: (await readFile(joinTokenFile(dataDir), 'utf8')).trim(),
     caFile: join(dataDir, 'pki', 'ca.crt'),
@@ -148,13 +150,42 @@ export async function upCommand(argv: string[]): Promise<void> {
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
     kubeletConfig,
-    clock: realClock,
-    logger,
   });
-  node.agent = agent;
-  await agent.start();
-  process.stdout.write(`node ${agent.nodeName} joined (kubelet on 127.0.0.1:${agent.kubeletPort})\n`);
+  const joined = await node.thread.joined;
+  process.stdout.write(`node ${joined.nodeName} joined (kubelet on 127.0.0.1:${joined.kubeletPort})\n`);
 }
+
+interface AgentThread {
+  joined: Promise<{ nodeName: string; kubeletPort: number }>;
+  /** The kubelet stops (containers keep running), then the thread ends. */
+  stop(): Promise<void>;
+}
+
+/** `kite up`'s agent on a worker thread, so the kubelet and the API server each have an event loop. */
+function startAgentThread(options: AgentThreadOptions): AgentThread {
+  const worker = new Worker(new URL('../agent/worker.js', import.meta.url), { workerData: options });
+  const joined = new Promise<{ nodeName: string; kubeletPort: number }>((resolve, reject) => {
+    const onMessage = (m: AgentThreadMessage) => {
+      if (m.type === 'joined') resolve(m);
+      else if (m.type === 'failed') reject(new Error(m.message));
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the agent thread exited with ${code}`)));
+  });
+  return {
+    joined,
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        worker.on('message', (m: AgentThreadMessage) => m.type === 'stopped' && resolve());
+        worker.once('exit', () => resolve());
+        worker.postMessage('stop');
+      });
+      await worker.terminate();
+    },
+  };
+}
+
 
 /**
  * Stops and removes every sandbox of the node over CRI (the shims outlive containerd, so this comes
