@@ -6,6 +6,7 @@ import type { Binding, Pod } from 'kubernetes-types/core/v1.js';
 import type { Eviction } from 'kubernetes-types/policy/v1.js';
 import { apiVersionOf } from '../api/meta.js';
 import { findResource, type ResourceInfo } from '../api/resources.js';
+import type { PodLogOptions } from '../api/validation/podlogoptions.js';
 import type { MetaObject } from './indexer.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { patchContentTypes, RestClient, type PatchType, type Query, type WatchEvent } from './rest.js';
@@ -46,16 +47,8 @@ export interface PatchOptions extends WriteOptions {
   subresource?: string;
 }
 
-/** PodLogOptions as query parameters. */
-export interface LogOptions {
-  container?: string;
-  previous?: boolean;
-  sinceSeconds?: number;
-  sinceTime?: string;
-  timestamps?: boolean;
-  tailLines?: number;
-  limitBytes?: number;
-}
+/** PodLogOptions as query parameters; follow is streamLog's. */
+export type LogOptions = Omit<PodLogOptions, 'follow' | 'insecureSkipTLSVerifyBackend'>;
 
 function writeQuery(opts: WriteOptions | undefined): Query {
   return { dryRun: opts?.dryRun ? 'All' : undefined, fieldManager: opts?.fieldManager };

@@ -1,10 +1,10 @@
 // A real single-node cluster for end-to-end tests: `kite up` (API server, controllers, scheduler,
 // registry, containerd and the kubelet) in its own data directory, torn down with `kite reset`.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { kiteBin, tempDir } from './harness.js';
+import { kiteBin, spawnKite, tempDir } from './harness.js';
 
 export interface KiteCluster {
   url: string;
@@ -34,49 +34,25 @@ export const imageCacheDir = join(tmpdir(), 'kite-test-image-cache');
 /** Runs `kite up` and resolves once its node has joined. */
 export async function startCluster(opts: ClusterOptions = {}): Promise<KiteCluster> {
   const dataDir = opts.dataDir ?? tempDir('cluster');
-  const args = [kiteBin, 'up', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--kubelet-port', '0', '--image-cache', imageCacheDir, ...(opts.extraArgs ?? [])];
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
-  });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const ready = await new Promise<{ url: string; kubeconfig: string; nodeName: string; registry: string }>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`kite up was not ready in time:\n${out}\n${stderr}`)), opts.timeoutMs ?? 180_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
+  const args = ['up', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--kubelet-port', '0', '--image-cache', imageCacheDir, ...(opts.extraArgs ?? [])];
+  const kite = await spawnKite(args, {
+    what: 'kite up',
+    timeoutMs: opts.timeoutMs ?? 180_000,
+    ready: (out) => {
       const url = /listening on (https:\/\/\S+)/.exec(out)?.[1];
       const kubeconfig = /kubeconfig: (\S+)/.exec(out)?.[1];
       const nodeName = /node (\S+) joined/.exec(out)?.[1];
       const registry = /registry: (\S+)/.exec(out)?.[1];
-      if (url && kubeconfig && nodeName && registry) {
-        clearTimeout(timer);
-        proc.stdout!.off('data', onData);
-        resolve({ url, kubeconfig, nodeName, registry });
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kite up exited with ${code} before it was ready:\n${out}\n${stderr}`));
-    });
+      return url && kubeconfig && nodeName && registry ? { url, kubeconfig, nodeName, registry } : undefined;
+    },
   });
-  proc.stdout!.resume();
   return {
-    ...ready,
+    ...kite.ready,
     dataDir,
-    proc,
-    log: () => stderr,
-    stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
-    kill: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-      await exited;
-    },
+    proc: kite.proc,
+    log: kite.stderr,
+    stop: () => kite.signal('SIGTERM'),
+    kill: () => kite.signal('SIGKILL'),
   };
 }
 
@@ -99,36 +75,11 @@ export async function startAgent(cluster: KiteCluster, opts: AgentOptions): Prom
   const dataDir = tempDir('agent');
   const token = readFileSync(join(cluster.dataDir, 'join-token'), 'utf8').trim();
   const args = [
-    kiteBin, 'agent', '--server', cluster.url, '--token', token, '--data-dir', dataDir, '--node-name', opts.nodeName, '--kubelet-port', '0',
+    'agent', '--server', cluster.url, '--token', token, '--data-dir', dataDir, '--node-name', opts.nodeName, '--kubelet-port', '0',
     '--registry', cluster.registry, '--bridge', opts.bridge, '--pod-cidr', opts.podCIDR, '--cgroup-root', opts.cgroupRoot,
   ];
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`kite agent did not join in time:\n${out}\n${stderr}`)), 120_000);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (/node \S+ joined/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kite agent exited with ${code} before it joined:\n${out}\n${stderr}`));
-    });
-  });
-  return {
-    dataDir,
-    proc,
-    stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const kite = await spawnKite(args, { what: `kite agent ${opts.nodeName}`, timeoutMs: 120_000, ready: (out) => (/node \S+ joined/.test(out) ? true : undefined) });
+  return { dataDir, proc: kite.proc, stop: () => kite.signal('SIGTERM') };
 }
 
 /** `kite reset`: every pod, sandbox, cgroup, bridge and file the cluster made is removed. */

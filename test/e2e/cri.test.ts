@@ -4,18 +4,14 @@
 // bridge, subnet and cgroup root of this test's own, and is gone afterwards.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Registry, ensureImages } from '../../src/images/index.js';
-import { Containerd } from '../../src/kubelet/containerd/containerd.js';
-import { writeCniConfig } from '../../src/kubelet/network/cni.js';
-import { recordIpForward, resetPodNetwork } from '../../src/kubelet/network/cleanup.js';
-import { podCgroupParent, removePodCgroups } from '../../src/kubelet/cm/cgroups.js';
-import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
+import { podCgroupParent } from '../../src/kubelet/cm/cgroups.js';
+import type { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { measureFloor } from '../../src/kubelet/runtime/cri/floor.js';
 import { RuntimeError, type ContainerConfig, type PodSandboxConfig } from '../../src/kubelet/runtime/types.js';
 import { realClock } from '../../src/util/clock.js';
+import { startTestRuntime, type TestRuntime } from './runtime-fixture.js';
 
 const isRoot = process.getuid?.() === 0;
 const network = { name: 'kite-e2e-cri', bridge: 'kite-e2e1', subnet: '10.217.251.0/24' };
@@ -23,40 +19,17 @@ const cgroupRoot = '/kite-e2e-cri';
 const busybox = 'docker.io/library/busybox:1.35';
 
 describe('CRI client on containerd', { skip: isRoot ? false : 'needs root (containerd, bridges, cgroups)' }, () => {
+  let runtime: TestRuntime;
   let dir: string;
-  let registry: Registry;
-  let containerd: Containerd;
   let cri: CriRuntime;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kite-cri-'));
-    registry = new Registry({ dataDir: join(dir, 'registry') });
-    await registry.start();
-    await ensureImages({ cacheDir: join(dir, 'cache'), registry, only: ['pause', 'busybox'] });
-    containerd = new Containerd({ dataDir: join(dir, 'ctd'), registryHost: registry.host, sandboxImage: 'registry.k8s.io/pause:3.10' });
-    await recordIpForward(dir);
-    await writeCniConfig(containerd.paths.cniConfDir, { ...network, ipamDataDir: join(dir, 'ipam') });
-    await containerd.start();
-    cri = new CriRuntime({ endpoint: `unix://${containerd.socket}` });
-    await cri.waitForReady(Date.now() + 10_000);
+    runtime = await startTestRuntime({ name: 'cri', network, cgroupRoot, images: ['pause', 'busybox'] });
+    ({ dir, cri } = runtime);
   });
 
   after(async () => {
-    if (cri) {
-      // Whatever a failed test left running goes before containerd does.
-      for (const sb of await cri.listPodSandbox().catch(() => [])) {
-        await cri.stopPodSandbox(sb.id).catch(() => {});
-        await cri.removePodSandbox(sb.id).catch(() => {});
-      }
-      cri.close();
-    }
-    await containerd?.stop();
-    await registry?.stop();
-    if (dir) {
-      await resetPodNetwork({ dataDir: dir, containerdDataDir: join(dir, 'ctd'), network: { ...network, ipamDataDir: join(dir, 'ipam') } });
-      await removePodCgroups(cgroupRoot);
-      await rm(dir, { recursive: true, force: true });
-    }
+    await runtime?.stop();
   });
 
   it('reports its version and ready conditions', async () => {

@@ -36,40 +36,72 @@ export function tempDir(prefix: string): string {
 
 export async function startServer(opts: ServerOptions = {}): Promise<KiteServer> {
   const dataDir = opts.dataDir ?? tempDir('data');
-  const args = [kiteBin, 'server', '--data-dir', dataDir, '--listen', `127.0.0.1:${opts.port ?? 0}`, ...(opts.store ? ['--store', opts.store] : []), ...(opts.extraArgs ?? [])];
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+  const args = ['server', '--data-dir', dataDir, '--listen', `127.0.0.1:${opts.port ?? 0}`, ...(opts.store ? ['--store', opts.store] : []), ...(opts.extraArgs ?? [])];
+  const kite = await spawnKite(args, { what: 'kite server', ready: (out) => /listening on (https:\/\/\S+)/.exec(out)?.[1] });
+  return {
+    url: kite.ready,
+    port: Number(new URL(kite.ready).port),
+    dataDir,
+    kubeconfig: join(dataDir, 'admin.kubeconfig'),
+    proc: kite.proc,
+    stop: () => kite.signal('SIGTERM'),
+    kill: () => kite.signal('SIGKILL'),
+  };
+}
+
+export interface SpawnedKite<T> {
+  proc: ChildProcess;
+  /** What `ready` found on stdout. */
+  ready: T;
+  /** Its stderr so far, for failure messages. */
+  stderr(): string;
+  /** Sends sig unless it has exited already, and waits for the exit. */
+  signal(sig: NodeJS.Signals): Promise<void>;
+}
+
+export interface SpawnKiteOptions<T> {
+  /** Names the process in failure messages ("kite up"). */
+  what: string;
+  /** Looks at all stdout so far; a value other than undefined means ready. */
+  ready: (stdout: string) => T | undefined;
+  /** Unset waits for as long as the process lives. */
+  timeoutMs?: number;
+}
+
+/** Runs the built `kite <args>` and resolves once its stdout says it is ready. */
+export async function spawnKite<T>(args: string[], opts: SpawnKiteOptions<T>): Promise<SpawnedKite<T>> {
+  const proc = spawn(process.execPath, [kiteBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
     if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const ready = await new Promise<T>((resolve, reject) => {
     let out = '';
+    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => reject(new Error(`${opts.what} was not ready in time:\n${out}\n${stderr}`)), opts.timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (https:\/\/\S+)/.exec(out);
-      if (m) {
+      const value = opts.ready(out);
+      if (value !== undefined) {
+        clearTimeout(timer);
         proc.stdout!.off('data', onData);
-        resolve(m[1]!);
+        resolve(value);
       }
     };
     proc.stdout!.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`kite server exited with ${code} before it was ready:\n${stderr}`)));
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${opts.what} exited with ${code} before it was ready:\n${out}\n${stderr}`));
+    });
   });
   proc.stdout!.resume();
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return {
-    url,
-    port: Number(new URL(url).port),
-    dataDir,
-    kubeconfig: join(dataDir, 'admin.kubeconfig'),
     proc,
-    stop: async () => {
-      proc.kill('SIGTERM');
-      await exited;
-    },
-    kill: async () => {
-      proc.kill('SIGKILL');
+    ready,
+    stderr: () => stderr,
+    signal: async (sig) => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
       await exited;
     },
   };
@@ -130,39 +162,8 @@ export interface KiteSim {
  * every node registered (nodes are named sim-0..sim-N-1; one sim per cluster).
  */
 export async function startSim(server: { kubeconfig: string }, nodes: number, opts: { nodeTemplate?: string; extraArgs?: string[]; timeoutMs?: number } = {}): Promise<KiteSim> {
-  const args = [kiteBin, 'sim', '--kubeconfig', server.kubeconfig, '--nodes', String(nodes), ...(opts.nodeTemplate ? ['--node-template', opts.nodeTemplate] : []), ...(opts.extraArgs ?? [])];
+  const args = ['sim', '--kubeconfig', server.kubeconfig, '--nodes', String(nodes), ...(opts.nodeTemplate ? ['--node-template', opts.nodeTemplate] : []), ...(opts.extraArgs ?? [])];
   const started = Date.now();
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    if (process.env.KITE_TEST_VERBOSE) process.stderr.write(d);
-  });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const registeredMs = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`kite sim did not register ${nodes} nodes in time:\n${stderr}`)), opts.timeoutMs ?? 120_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (/nodes registered in/.test(out)) {
-        clearTimeout(timer);
-        proc.stdout!.off('data', onData);
-        resolve(Date.now() - started);
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kite sim exited with ${code} before its nodes registered:\n${stderr}`));
-    });
-  });
-  proc.stdout!.resume();
-  return {
-    proc,
-    registeredMs,
-    stop: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const kite = await spawnKite(args, { what: `kite sim (${nodes} nodes)`, ready: (out) => (/nodes registered in/.test(out) ? Date.now() - started : undefined), timeoutMs: opts.timeoutMs ?? 120_000 });
+  return { proc: kite.proc, registeredMs: kite.ready, stop: () => kite.signal('SIGTERM') };
 }

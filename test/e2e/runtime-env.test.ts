@@ -3,18 +3,16 @@
 // a real CRI pull through hosts.toml, and everything gone afterwards.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { Registry, ensureImages } from '../../src/images/index.js';
 import { Containerd } from '../../src/kubelet/containerd/containerd.js';
-import { writeCniConfig } from '../../src/kubelet/network/cni.js';
-import { recordIpForward, resetPodNetwork, mountsUnder } from '../../src/kubelet/network/cleanup.js';
-import { podCgroupParent, removePodCgroups } from '../../src/kubelet/cm/cgroups.js';
-import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
+import { mountsUnder } from '../../src/kubelet/network/cleanup.js';
+import { podCgroupParent } from '../../src/kubelet/cm/cgroups.js';
+import type { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { RuntimeError } from '../../src/kubelet/runtime/types.js';
+import { sandboxImage, startTestRuntime, type TestRuntime } from './runtime-fixture.js';
 
 const isRoot = process.getuid?.() === 0;
 // Names of this test's own: they must not collide with a kite running on the machine.
@@ -22,45 +20,23 @@ const network = { name: 'kite-e2e-rt', bridge: 'kite-e2e0', subnet: '10.217.250.
 const cgroupRoot = '/kite-e2e-runtime-env';
 
 describe('runtime environment', { skip: isRoot ? false : 'needs root (containerd, bridges, cgroups)' }, () => {
+  let runtime: TestRuntime;
   let dir: string;
-  let registry: Registry;
   let containerd: Containerd;
   let cri: CriRuntime;
 
   before(async () => {
-    // Short: the containerd socket path must fit a unix socket address.
-    dir = await mkdtemp(join(tmpdir(), 'kite-rt-'));
-    registry = new Registry({ dataDir: join(dir, 'registry') });
-    await registry.start();
-    await ensureImages({ cacheDir: join(dir, 'cache'), registry });
-    const data = join(dir, 'ctd');
-    containerd = new Containerd({ dataDir: data, registryHost: registry.host, sandboxImage: 'registry.k8s.io/pause:3.10' });
-    await recordIpForward(dir);
-    await writeCniConfig(containerd.paths.cniConfDir, { ...network, ipamDataDir: join(dir, 'ipam') });
-    assert.equal(await containerd.start(), 'started');
-    cri = new CriRuntime({ endpoint: containerd.socket });
+    runtime = await startTestRuntime({ name: 'rt', network, cgroupRoot });
+    ({ dir, containerd, cri } = runtime);
+    assert.equal(runtime.containerdStart, 'started');
   });
 
   after(async () => {
-    // Pods first (shims outlive containerd), then containerd.
-    if (cri) {
-      for (const sb of await cri.listPodSandbox().catch(() => [])) {
-        await cri.stopPodSandbox(sb.id).catch(() => undefined);
-        await cri.removePodSandbox(sb.id).catch(() => undefined);
-      }
-      cri.close();
-    }
-    await containerd?.stop();
-    await registry?.stop();
-    if (dir) {
-      await resetPodNetwork({ dataDir: dir, containerdDataDir: join(dir, 'ctd'), network: { ...network, ipamDataDir: join(dir, 'ipam') } });
-      assert.deepEqual(await removePodCgroups(cgroupRoot), { busy: [] });
-      await rm(dir, { recursive: true, force: true });
-    }
+    if (runtime) assert.deepEqual(await runtime.stop(), { busyCgroups: [] });
   });
 
   it('a second start adopts the running containerd', async () => {
-    const again = new Containerd({ dataDir: join(dir, 'ctd'), registryHost: registry.host, sandboxImage: 'registry.k8s.io/pause:3.10' });
+    const again = new Containerd({ dataDir: join(dir, 'ctd'), registryHost: runtime.registry.host, sandboxImage });
     assert.equal(await again.start(), 'adopted');
     assert.equal(again.processId, containerd.processId);
   });

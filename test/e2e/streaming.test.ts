@@ -5,18 +5,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
-import { Registry, ensureImages } from '../../src/images/index.js';
-import { Containerd } from '../../src/kubelet/containerd/containerd.js';
-import { writeCniConfig } from '../../src/kubelet/network/cni.js';
-import { recordIpForward, resetPodNetwork } from '../../src/kubelet/network/cleanup.js';
-import { podCgroupParent, removePodCgroups } from '../../src/kubelet/cm/cgroups.js';
-import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
+import { podCgroupParent } from '../../src/kubelet/cm/cgroups.js';
+import type { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import type { PodSandboxConfig } from '../../src/kubelet/runtime/types.js';
 import { acceptWebSocket, offersWebSocketProtocol, translateRemoteCommand } from '../../src/streaming/remotecommand/translate.js';
 import { Channel, PORT_FORWARD_PROTOCOL_V1, WS_PORT_FORWARD_TUNNEL_PROTOCOL, WS_PROTOCOL_V5 } from '../../src/streaming/remotecommand/constants.js';
@@ -24,6 +18,7 @@ import { proxyUpgrade, tunnelPortForward, writeUpgradeFailure } from '../../src/
 import { SpdyConnection, type SpdyStream } from '../../src/streaming/spdy/connection.js';
 import { dialSpdy } from '../../src/streaming/spdy/dial.js';
 import { dialUpgrade } from '../../src/streaming/upgrade.js';
+import { startTestRuntime, type TestRuntime } from './runtime-fixture.js';
 
 const isRoot = process.getuid?.() === 0;
 const network = { name: 'kite-e2e-stream', bridge: 'kite-e2e2', subnet: '10.217.252.0/24' };
@@ -135,9 +130,8 @@ async function tunnelClient(url: string, protocol: string): Promise<Duplex> {
 }
 
 describe('streaming against containerd', { skip: isRoot ? false : 'needs root (containerd, bridges, cgroups)' }, () => {
+  let runtime: TestRuntime;
   let dir: string;
-  let registry: Registry;
-  let containerd: Containerd;
   let cri: CriRuntime;
   let sandboxId: string;
   let containerId: string;
@@ -146,16 +140,8 @@ describe('streaming against containerd', { skip: isRoot ? false : 'needs root (c
   let apiBase: string;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kite-stream-'));
-    registry = new Registry({ dataDir: join(dir, 'registry') });
-    await registry.start();
-    await ensureImages({ cacheDir: join(dir, 'cache'), registry, only: ['pause', 'busybox'] });
-    containerd = new Containerd({ dataDir: join(dir, 'ctd'), registryHost: registry.host, sandboxImage: 'registry.k8s.io/pause:3.10' });
-    await recordIpForward(dir);
-    await writeCniConfig(containerd.paths.cniConfDir, { ...network, ipamDataDir: join(dir, 'ipam') });
-    await containerd.start();
-    cri = new CriRuntime({ endpoint: `unix://${containerd.socket}` });
-    await cri.waitForReady(Date.now() + 10_000);
+    runtime = await startTestRuntime({ name: 'stream', network, cgroupRoot, images: ['pause', 'busybox'] });
+    ({ dir, cri } = runtime);
     await cri.pullImage({ image: busybox });
 
     const uid = '0b8d3a5e-strm-4e2e-9d6b-000000000001';
@@ -228,20 +214,7 @@ describe('streaming against containerd', { skip: isRoot ? false : 'needs root (c
     kubelet?.closeAllConnections();
     await new Promise((r) => (apiserver ? apiserver.close(r) : r(undefined)));
     await new Promise((r) => (kubelet ? kubelet.close(r) : r(undefined)));
-    if (cri) {
-      for (const sb of await cri.listPodSandbox().catch(() => [])) {
-        await cri.stopPodSandbox(sb.id).catch(() => {});
-        await cri.removePodSandbox(sb.id).catch(() => {});
-      }
-      cri.close();
-    }
-    await containerd?.stop();
-    await registry?.stop();
-    if (dir) {
-      await resetPodNetwork({ dataDir: dir, containerdDataDir: join(dir, 'ctd'), network: { ...network, ipamDataDir: join(dir, 'ipam') } });
-      await removePodCgroups(cgroupRoot);
-      await rm(dir, { recursive: true, force: true });
-    }
+    await runtime?.stop();
   });
 
   const execQuery = (cmd: string[], flags: string[]) => new URLSearchParams([...cmd.map((c): [string, string] => ['command', c]), ...flags.map((f): [string, string] => [f, 'true'])]).toString();
