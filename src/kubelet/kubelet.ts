@@ -15,7 +15,8 @@ import { hasStatusCode } from '../apiserver/errors.js';
 import { RestClient, type RestConfig } from '../client/rest.js';
 import { SharedInformer } from '../client/informer.js';
 import { KubeletEventRecorder, clientEventSink } from '../client/record/recorder.js';
-import type { Clock, Timer } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { Periodic } from '../util/periodic.js';
 import type { Logger } from '../util/log.js';
 import type { KubeletConfig } from './config.js';
 import type { Runtime } from './runtime/types.js';
@@ -84,13 +85,13 @@ export class Kubelet implements KubeletHost {
       }
     },
   };
-  private housekeepingTimer?: Timer;
-  private housekeeping?: Promise<void>;
+  private readonly housekeeping: Periodic;
   private node?: Node;
   private stopped = false;
 
   constructor(private readonly opts: KubeletOptions) {
     const { cfg, clock, logger } = opts;
+    this.housekeeping = new Periodic({ clock, periodMs: HOUSEKEEPING_PERIOD_MS, run: () => this.housekeep(), onError: (err) => logger.warn({ err }, 'housekeeping') });
     this.runtime = opts.runtime;
     this.client = new Client(new RestClient(opts.rest));
     this.recorder = new KubeletEventRecorder({ sink: clientEventSink(this.client), nodeName: cfg.nodeName, clock, logger });
@@ -186,14 +187,14 @@ export class Kubelet implements KubeletHost {
     await this.cleanupOrphans();
     this.pleg.start();
     this.logs.start();
-    this.scheduleHousekeeping();
+    // A stop() during start-up wins: housekeeping must not begin after it.
+    if (!this.stopped) this.housekeeping.start();
   }
 
   /** Stops watching and reporting; containers keep running, as when upstream's kubelet stops. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.housekeepingTimer?.cancel();
-    await this.housekeeping;
+    await this.housekeeping.stop();
     await this.informer.stop();
     await this.pleg.stop();
     this.probeSyncs?.dispose();
@@ -247,15 +248,6 @@ export class Kubelet implements KubeletHost {
     // The object is gone: its worker stops the containers at once and removes them.
     const gone: Pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: pod.metadata?.deletionTimestamp ?? new Date(this.opts.clock.now()).toISOString() } };
     this.workers.updatePod({ type: 'kill', pod: gone, gracePeriodSeconds: MINIMUM_GRACE_PERIOD_SECONDS });
-  }
-
-  private scheduleHousekeeping(): void {
-    if (this.stopped) return;
-    this.housekeepingTimer = this.opts.clock.setTimer(HOUSEKEEPING_PERIOD_MS, () => {
-      this.housekeeping = this.housekeep()
-        .catch((err: unknown) => this.opts.logger.warn({ err }, 'housekeeping'))
-        .finally(() => this.scheduleHousekeeping());
-    });
   }
 
   private async housekeep(): Promise<void> {

@@ -1,6 +1,7 @@
 // Periodic compaction, as the API server runs it: every interval, compact to the revision observed
 // one interval earlier, so watchers and paged lists always have at least one interval of history.
-import type { Clock, Timer } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import { Periodic } from '../util/periodic.js';
 import type { Store } from './store.js';
 
 export interface CompactorOptions {
@@ -11,48 +12,29 @@ export interface CompactorOptions {
 }
 
 export class Compactor {
-  private readonly intervalMs: number;
-  private timer: Timer | undefined;
-  private round: Promise<void> = Promise.resolve();
+  private readonly rounds: Periodic;
   private observed = 0;
-  private stopped = true;
 
   constructor(
     private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly opts: CompactorOptions,
+    clock: Clock,
+    opts: CompactorOptions,
   ) {
-    this.intervalMs = opts.intervalMs ?? 5 * 60_000;
+    this.rounds = new Periodic({ clock, periodMs: opts.intervalMs ?? 5 * 60_000, run: () => this.compactOnce(), onError: opts.onError });
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule();
+    this.rounds.start();
   }
 
   /** Cancels the next round and waits for a running one to finish. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.timer?.cancel();
-    await this.round;
-  }
-
-  private schedule(): void {
-    this.timer = this.clock.setTimer(this.intervalMs, () => {
-      this.round = this.compactOnce().then(() => {
-        if (!this.stopped) this.schedule();
-      });
-    });
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   private async compactOnce(): Promise<void> {
-    try {
-      const now = await this.store.currentRevision();
-      if (this.observed > 0) await this.store.compact(this.observed);
-      this.observed = now;
-    } catch (err) {
-      this.opts.onError(err);
-    }
+    const now = await this.store.currentRevision();
+    if (this.observed > 0) await this.store.compact(this.observed);
+    this.observed = now;
   }
 }

@@ -329,7 +329,7 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     const after = await eventually(() => {
       const c = getPod('victim').status?.containerStatuses?.[0];
       return c?.state?.running && c.containerID !== before.containerID ? c : undefined;
-    }, 'the victim running again in a new sandbox', 60_000);
+    }, 'the victim running again in a new sandbox', 90_000);
     assert.equal(after.restartCount, before.restartCount + 1);
     assert.ok(events('victim').some((e) => e.startsWith('SandboxChanged|Normal|Pod sandbox changed, it will be killed and re-created.')), events('victim').join('\n'));
   });

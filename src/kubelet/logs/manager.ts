@@ -10,7 +10,8 @@ import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { RuntimeService } from '../runtime/types.js';
-import type { Clock, Timer } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
+import { Periodic } from '../../util/periodic.js';
 import type { Logger } from '../../util/log.js';
 
 /** Upstream's containerLogMonitorInterval default. */
@@ -36,33 +37,25 @@ export function rotationSuffix(ms: number): string {
 }
 
 export class ContainerLogManager {
-  private timer?: Timer;
-  private running?: Promise<void>;
-  private stopped = true;
+  private readonly monitor: Periodic;
 
   constructor(private readonly opts: ContainerLogManagerOptions) {
     if (opts.maxFiles < 2) throw new Error(`invalid MaxFiles ${opts.maxFiles}, must be > 1`);
+    this.monitor = new Periodic({
+      clock: opts.clock,
+      periodMs: LOG_MONITOR_PERIOD_MS,
+      run: () => this.rotateLogs(),
+      onError: (err) => opts.logger.warn({ err }, 'failed to rotate container logs'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.monitor.start();
   }
 
   /** Stops the periodic check and waits for a rotation in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.timer?.cancel();
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = this.opts.clock.setTimer(LOG_MONITOR_PERIOD_MS, () => {
-      this.running = this.rotateLogs()
-        .catch((err: unknown) => this.opts.logger.warn({ err }, 'failed to rotate container logs'))
-        .finally(() => this.schedule());
-    });
+  stop(): Promise<void> {
+    return this.monitor.stop();
   }
 
   /** One pass over the running containers. */
@@ -70,7 +63,7 @@ export class ContainerLogManager {
     const { runtime, logger } = this.opts;
     const containers = await runtime.listContainers({ state: { state: 'CONTAINER_RUNNING' } });
     for (const c of containers) {
-      if (this.stopped) return;
+      if (this.monitor.isStopped) return;
       try {
         const status = await runtime.containerStatus(c.id);
         const path = status.log_path;

@@ -1,7 +1,8 @@
 // The pod lifecycle event generator (upstream's GenericPLEG): every relist period it lists the
 // runtime's sandboxes and containers — the cheap calls, no per-object status — and tells the pod
 // workers at once about every pod whose containers or sandboxes changed state, appeared or went.
-import type { Clock, Timer } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
+import { Periodic } from '../../util/periodic.js';
 import type { Runtime } from '../runtime/types.js';
 import { POD_UID_LABEL } from '../kuberuntime/labels.js';
 
@@ -18,30 +19,18 @@ export class Pleg {
   /** State and owning pod UID of every sandbox and container at the last relist. */
   private seen = new Map<string, string>();
   private ownerOf = new Map<string, string>();
-  private timer?: Timer;
-  private running?: Promise<void>;
-  private stopped = true;
+  private readonly relister: Periodic;
 
-  constructor(private readonly config: PlegConfig) {}
+  constructor(private readonly config: PlegConfig) {
+    this.relister = new Periodic({ clock: config.clock, periodMs: config.relistPeriodMs, run: () => this.relist(), onError: (err) => config.log?.('relist failed', err) });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.relister.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.timer?.cancel();
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = this.config.clock.setTimer(this.config.relistPeriodMs, () => {
-      this.running = this.relist()
-        .then(() => undefined, (err: unknown) => this.config.log?.('relist failed', err))
-        .finally(() => this.schedule());
-    });
+  stop(): Promise<void> {
+    return this.relister.stop();
   }
 
   /** One relist; returns the UIDs it reported. */
