@@ -57,10 +57,10 @@ function kubectlAsync(cluster: KiteCluster, args: string[], env: Record<string, 
   return { proc, out: () => out, exited };
 }
 
-async function until(what: string, cond: () => boolean, timeoutMs = 30_000): Promise<void> {
+async function until(what: string, cond: () => boolean, detail?: () => string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${detail ? `: ${detail()}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -117,14 +117,16 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
 
   it('exec -it runs the command on a terminal (kubectl itself on a pseudo-terminal from script)', async () => {
     const cache = join(cluster.kubeconfig, '..', 'kubectl-cache');
-    const command = `stty cols 100 rows 30; kubectl --kubeconfig ${cluster.kubeconfig} --cache-dir ${cache} exec -it shell -- sh -c 'tty; stty size; read x; echo "read $x"; exit 4'`;
+    const command = `stty cols 100 rows 30; kubectl --kubeconfig ${cluster.kubeconfig} --cache-dir ${cache} exec -it shell -- sh -c 'tty; sleep 1; stty size; read x; echo "read $x"; exit 4'`;
+    // kubectl sends its terminal's size on the resize channel as the exec starts: the command gives
+    // it a second before reading the size rather than racing it.
     // script's stdin stays open: its end would reach the container's terminal as an end of input.
     const proc = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
-    await until('the terminal size', () => out.includes('30 100'));
+    await until('the terminal size', () => out.includes('30 100'), () => JSON.stringify(out));
     // Typed on kubectl's terminal, echoed by the container's.
     proc.stdin.write('typed\r');
     const code = await exited;
