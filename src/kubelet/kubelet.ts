@@ -259,6 +259,8 @@ export class Kubelet implements KubeletHost {
     }
     // Probe workers of pods that can no longer be running (HandlePodCleanups' CleanupPods).
     this.probes.cleanupPods(new Set(this.workers.activePods().map((p) => p.metadata?.uid ?? '')));
+    // Restart back-offs idle past their reset period are forgotten (upstream's backOff.GC).
+    this.manager.backoff.gc(this.opts.clock.now());
     await this.cleanupOrphans();
   }
 
