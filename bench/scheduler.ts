@@ -1,7 +1,7 @@
 // bench/scheduler: the scheduler inside `kite server` against `kite sim` clusters of simulated
 // nodes, fed a burst of pods of mixed kinds at a bounded concurrency; and, in the same run, the bare
 // write rate of the store underneath (every bind is one store write) as the ceiling.
-//   node --import tsx bench/scheduler.ts [--nodes 500,5000] [--pods 10000] [--concurrency 64] [--mix mixed|plain]
+//   node --import tsx bench/scheduler.ts [--nodes 500,5000] [--pods 10000] [--concurrency 64] [--mix mixed|plain] [--server-profile DIR]
 // Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
 //
 // Per cluster size it reports:
@@ -11,6 +11,8 @@
 //   - p50/p99: per-pod latency from its create being sent to its binding seen on the watch, client-side
 //     clocks (creationTimestamp has one-second resolution);
 //   - Running: time from the first create to the last pod seen Running;
+//   - server/sim CPU: user + system seconds of each process over that same span (the API server's
+//     event loop is the bottleneck, and CPU per pod moves less than rates when others load the machine);
 //   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +32,8 @@ const podCount = Number(args.flags.get('pods') ?? 10000);
 const concurrency = Number(args.flags.get('concurrency') ?? 64);
 /** "plain" is upstream's SchedulingBasic shape (plain pods only); "mixed" adds the other kinds. */
 const plainOnly = (args.flags.get('mix') ?? 'mixed') === 'plain';
+/** Where the `kite server` process writes V8 CPU profiles (one per thread, on exit); none when unset. */
+const serverProfileDir = args.flags.get('server-profile');
 const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const ns = 'bench';
 
@@ -76,6 +80,19 @@ function pod(i: number): object {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: ns, labels }, spec };
 }
 
+/** CPU time (user + system, every thread) of a process so far, in seconds; USER_HZ is 100 on Linux. */
+function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 function rssMiB(pid: number | undefined): number {
   if (!pid) return NaN;
   try {
@@ -91,8 +108,8 @@ interface Proc {
   stop(): Promise<void>;
 }
 
-function spawnKite(argv: string[], ready: RegExp, stdoutSeen?: (line: string) => void): Promise<Proc & { match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, [kiteBin, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
+function spawnKite(argv: string[], ready: RegExp, nodeArgs: string[] = []): Promise<Proc & { match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, [...nodeArgs, kiteBin, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
@@ -106,7 +123,6 @@ function spawnKite(argv: string[], ready: RegExp, stdoutSeen?: (line: string) =>
       const lines = out.split('\n');
       out = lines.pop()!;
       for (const line of lines) {
-        stdoutSeen?.(line);
         const m = ready.exec(line);
         if (m) resolve({ proc, match: m, stop: async () => (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGTERM'), await exited) });
       }
@@ -159,6 +175,9 @@ interface Result {
   p99: number;
   runningS: number;
   running: number;
+  /** CPU seconds (all threads) from the first create to the last pod Running: robust to a shared machine's load. */
+  serverCpuS: number;
+  simCpuS: number;
   serverRssPeak: number;
   serverRssEnd: number;
   simRssPeak: number;
@@ -186,7 +205,7 @@ async function runCluster(nodes: number): Promise<Result> {
   let sim: Proc | undefined;
   const loadBefore = loadavg()[0]!;
   try {
-    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/);
+    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/, serverProfileDir ? ['--cpu-prof', '--cpu-prof-dir', serverProfileDir] : []);
     const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
     const rest = new RestClient(await loadKubeconfig(kubeconfig));
     let serverRssPeak = 0;
@@ -252,6 +271,8 @@ async function runCluster(nodes: number): Promise<Result> {
     );
 
     const first = performance.now();
+    const serverCpuBefore = cpuSeconds(server.proc.pid);
+    const simCpuBefore = cpuSeconds(sim.proc.pid);
     let next = 0;
     let createErrors = 0;
     await Promise.all(
@@ -270,6 +291,8 @@ async function runCluster(nodes: number): Promise<Result> {
     const createdS = (performance.now() - first) / 1000;
     await until(() => bound >= podCount - createErrors, 300_000, `${podCount} pods bound (${nodes} nodes)`);
     await until(() => running >= podCount - createErrors, 120_000, `${podCount} pods Running (${nodes} nodes)`);
+    const serverCpuS = cpuSeconds(server.proc.pid) - serverCpuBefore;
+    const simCpuS = cpuSeconds(sim.proc.pid) - simCpuBefore;
     clearInterval(sampler);
     const serverRssEnd = rssMiB(server.proc.pid);
     serverRssPeak = Math.max(serverRssPeak, serverRssEnd || 0);
@@ -291,6 +314,8 @@ async function runCluster(nodes: number): Promise<Result> {
       p99: percentile(latencies, 99),
       runningS: (lastRunning - first) / 1000,
       running,
+      serverCpuS,
+      simCpuS,
       serverRssPeak,
       serverRssEnd,
       simRssPeak,
@@ -344,16 +369,16 @@ async function main(): Promise<void> {
     console.error(`done: ${nodes} nodes`);
   }
   const ceiling = await storeCeiling();
-  console.log('| nodes | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| nodes | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server CPU s | sim CPU s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const boundNote = r.bound < podCount ? ` (${r.bound}/${podCount} bound)` : '';
     const runNote = r.running < podCount ? ` (${r.running}/${podCount})` : '';
     console.log(
-      `| ${r.nodes} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
+      `| ${r.nodes} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f1(r.serverCpuS)} | ${f1(r.simCpuS)} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
     );
   }
-  console.log(`| store ceiling | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | |`);
+  console.log(`| store ceiling | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | |`);
 }
 
 await main();

@@ -370,6 +370,21 @@ function withoutManagedFields(obj: JsonObject | undefined): JsonObject {
   return out;
 }
 
+/**
+ * The object without managedFields, sharing everything below metadata with `obj`: for the ordinary
+ * write path, where neither side is mutated below the top level and a deep copy per write is costly.
+ */
+function shallowWithoutManagedFields(obj: JsonObject | undefined): JsonObject {
+  if (!obj) return {};
+  const out = { ...obj };
+  if (isObject(obj.metadata)) {
+    const metadata = { ...obj.metadata };
+    delete metadata.managedFields;
+    out.metadata = metadata;
+  }
+  return out;
+}
+
 function withManagedFields(obj: JsonObject, managers: Managers): JsonObject {
   const entries = encodeManagedFields(managers);
   const metadata = isObject(obj.metadata) ? obj.metadata : (obj.metadata = {});
@@ -556,8 +571,8 @@ export function updateManagedFields(old: JsonObject | undefined, updated: JsonOb
     const fromRequest = opts.subresource ? new Map() : decodeOrEmpty(requested);
     managers = fromRequest.size > 0 ? fromRequest : decodeOrEmpty(managedFieldsOf(old));
   }
-  const object = withoutManagedFields(updated);
-  recordUpdate(withoutManagedFields(old), object, managers, opts);
+  const object = shallowWithoutManagedFields(updated);
+  recordUpdate(shallowWithoutManagedFields(old), object, managers, opts);
   withManagedFields(object, managers);
   return { object, managedFields: ((object.metadata as JsonObject).managedFields as ManagedFieldsEntry[] | undefined) ?? [] };
 }

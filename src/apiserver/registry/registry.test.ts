@@ -93,6 +93,10 @@ describe('Registry', () => {
     const reordered = { data: a.data, metadata: { ...a.metadata }, kind: a.kind, apiVersion: a.apiVersion };
     const stillSame = await reg.update('default', 'a', () => reordered, write);
     assert.equal(stillSame.object.metadata.resourceVersion, a.metadata.resourceVersion, 'key order is not a change');
+    const sparse = await reg.update('default', 'a', () => ({ ...a, metadata: { ...a.metadata, annotations: undefined } }), write);
+    assert.equal(sparse.object.metadata.resourceVersion, a.metadata.resourceVersion, 'an undefined field is not a change');
+    const nested = await reg.update('default', 'a', () => ({ ...a, metadata: { ...a.metadata, labels: { x: 'y' } } }), write);
+    assert.notEqual(nested.object.metadata.resourceVersion, a.metadata.resourceVersion, 'a new nested field is a change');
     const changed = await reg.update('default', 'a', (cur) => ({ ...cur!, data: { k: 'v' } }), write);
     assert.notEqual(changed.object.metadata.resourceVersion, a.metadata.resourceVersion);
     assert.equal(changed.object.metadata.generation, 2);

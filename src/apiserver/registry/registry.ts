@@ -102,18 +102,30 @@ function randomSuffix(): string {
   return s;
 }
 
-/** Equality of what would be stored: key order and undefined fields do not count, as in upstream's encoding. */
+/**
+ * Equality of what would be stored: key order and undefined fields do not count, as in upstream's
+ * encoding. Walks both values and stops at the first difference, where encoding both (the obvious
+ * way) costs two full serialisations on every write.
+ */
 function stableEqual(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
-}
-
-function canonicalJson(v: unknown): string {
-  return JSON.stringify(v, (_k, value: unknown) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) sorted[k] = (value as Record<string, unknown>)[k];
-    return sorted;
-  });
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    // JSON encodes an undefined array element as null.
+    for (let i = 0; i < a.length; i++) if (!stableEqual(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    defined++;
+    if (!stableEqual(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 export class Registry {

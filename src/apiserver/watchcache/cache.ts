@@ -52,8 +52,10 @@ export class TooOldError extends Error {
 
 export class WatchCache {
   private readonly items = new Map<string, CachedObject>();
+  /** The window is events[head..]; the slots before head are dropped in bulk, so trimming is amortised O(1). */
   private events: CacheEvent[] = [];
-  /** Events with rv > windowStart are all in `events`. */
+  private head = 0;
+  /** Events with rv > windowStart are all in the window. */
   private windowStart = 0;
   private revision = 0;
   private readonly watchers = new Set<CacheWatcher>();
@@ -130,10 +132,14 @@ export class WatchCache {
       ev = { type: 'DELETED', key, object, prevObject: prev?.object, rv: e.revision };
     }
     this.events.push(ev);
-    if (this.events.length > this.capacity) {
-      const drop = this.events.length - this.capacity;
-      this.windowStart = this.events[drop - 1]!.rv;
-      this.events = this.events.slice(drop);
+    if (this.events.length - this.head > this.capacity) {
+      this.windowStart = this.events[this.head]!.rv;
+      this.head++;
+      // Copying the window on every event would cost O(capacity) per write once it is full.
+      if (this.head >= this.capacity) {
+        this.events = this.events.slice(this.head);
+        this.head = 0;
+      }
     }
     if (e.revision > this.revision) this.revision = e.revision;
     for (const w of this.watchers) if (!w.send(ev)) this.watchers.delete(w);
@@ -148,6 +154,7 @@ export class WatchCache {
     for (const w of watchers) w.close(err ?? new Error('watch cache restarted'));
     this.items.clear();
     this.events = [];
+    this.head = 0;
     this.readyPromise = this.opts.clock.sleep(200, this.abort.signal).then(() => this.load());
     this.readyPromise.catch(() => undefined);
   }
@@ -202,7 +209,7 @@ export class WatchCache {
   watch(afterRv: number, w: CacheWatcher): () => void {
     if (afterRv < this.windowStart) throw new TooOldError(afterRv, this.windowStart + 1);
     // Binary search for the first event past afterRv; history is delivered synchronously, then live.
-    let lo = 0;
+    let lo = this.head;
     let hi = this.events.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
