@@ -117,9 +117,9 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
 
   it('exec -it runs the command on a terminal (kubectl itself on a pseudo-terminal from script)', async () => {
     const cache = join(cluster.kubeconfig, '..', 'kubectl-cache');
-    const command = `stty cols 100 rows 30; kubectl --kubeconfig ${cluster.kubeconfig} --cache-dir ${cache} exec -it shell -- sh -c 'tty; sleep 1; stty size; read x; echo "read $x"; exit 4'`;
-    // kubectl sends its terminal's size on the resize channel as the exec starts: the command gives
-    // it a second before reading the size rather than racing it.
+    const command = `stty cols 100 rows 30; kubectl --kubeconfig ${cluster.kubeconfig} --cache-dir ${cache} exec -it shell -- sh -c 'tty; i=0; until [ -n "$(stty size 2>/dev/null)" ] || [ $i -ge 100 ]; do i=$((i+1)); sleep 0.2; done; stty size; read x; echo "read $x"; exit 4'`;
+    // kubectl sends its terminal's size as the exec starts; containerd applies it a moment after the
+    // process runs, so the command waits for a size (busybox's stty prints none while it is 0x0).
     // script's stdin stays open: its end would reach the container's terminal as an end of input.
     const proc = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';

@@ -246,7 +246,9 @@ describe('streaming against containerd', { skip: isRoot ? false : 'needs root (c
   }
 
   it('exec with a tty: a terminal whose size follows resize messages', async () => {
-    const s = await runV5(`${apiBase}/direct?${execQuery(['sh', '-c', 'tty; echo ready; read x; stty size; exit 0'], ['stdin', 'stdout', 'stderr', 'tty'])}`, async (send, out) => {
+    const s = await runV5(`${apiBase}/direct?${execQuery(['sh', '-c', 'tty; echo ready; read x; i=0; until [ -n "$(stty size 2>/dev/null)" ] || [ $i -ge 100 ]; do i=$((i+1)); sleep 0.2; done; stty size; exit 0'], ['stdin', 'stdout', 'stderr', 'tty'])}`, async (send, out) => {
+      // containerd applies a size to an exec's terminal a moment after the process runs, so the
+      // command waits for one (busybox's stty prints none while the size is 0x0).
       send(Channel.Resize, JSON.stringify({ Width: 100, Height: 30 }));
       await until(() => out.stdout.includes('ready'));
       send(Channel.Stdin, 'go\n');
