@@ -109,7 +109,7 @@ export class Kubelet implements KubeletHost {
       sources,
       generatePodSandboxConfig,
       generateContainerConfig,
-      postStart: (pod, c, id) => hooks.runPostStart(pod, c, id),
+      postStart: (pod, c, id, signal) => hooks.runPostStart(pod, c, id, signal),
       // The hook's time counts against the grace period the container is stopped with.
       preStop: async (pod, c, id, grace) => (await hooks.runPreStop(pod, c, id, grace)).elapsedSeconds,
     });

@@ -35,7 +35,7 @@ import { findContainerStatus, type ContainerRuntimeStatus, type PodRuntimeState 
 /** Runs a container's preStop hook within the grace period; resolves to the seconds it used. */
 export type PreStopHook = (pod: Pod, container: Container, containerId: string, gracePeriodSeconds: number) => Promise<number>;
 /** Runs a just-started container's postStart hook; resolves to the failure message, undefined on success. */
-export type PostStartHook = (pod: Pod, container: Container, containerId: string) => Promise<string | undefined>;
+export type PostStartHook = (pod: Pod, container: Container, containerId: string, signal?: AbortSignal) => Promise<string | undefined>;
 
 export interface RuntimeManagerConfig {
   runtime: Runtime;
@@ -104,7 +104,8 @@ export class KubeRuntimeManager {
   }
 
   /** SyncPod: one pass of bringing the runtime towards the pod's spec. */
-  async syncPod(pod: Pod, state: PodRuntimeState, volumes: PodVolumes, probes?: ProbeResults): Promise<SyncResult> {
+  /** `signal`: the pod is to be terminated; containers not yet started are left alone. */
+  async syncPod(pod: Pod, state: PodRuntimeState, volumes: PodVolumes, probes?: ProbeResults, signal?: AbortSignal): Promise<SyncResult> {
     const { runtime, recorder, clock, cfg } = this.config;
     const plan = planPodSync({ pod, state, backoff: this.backoff, now: clock.now(), probes });
     const result: SyncResult = { plan, acted: false, failed: false };
@@ -156,6 +157,7 @@ export class KubeRuntimeManager {
     }
 
     const start = async (container: Container, kind: 'init' | 'regular'): Promise<boolean> => {
+      if (signal?.aborted) return false;
       result.acted = true;
       const backOff = plan.backOff.get(container.name);
       if (backOff) {
@@ -164,7 +166,7 @@ export class KubeRuntimeManager {
         result.nextBackOffExpiry = Math.min(result.nextBackOffExpiry ?? Infinity, backOff.retryAt);
         return false;
       }
-      const failure = await this.startContainer(pod, container, kind, state, sandboxId, sandboxConfig, podIPs, volumes, imageChecks.get(container.name));
+      const failure = await this.startContainer(pod, container, kind, state, sandboxId, sandboxConfig, podIPs, volumes, imageChecks.get(container.name), signal);
       this.setFailure(pod, container.name, failure);
       if (failure) result.failed = true;
       return !failure;
@@ -190,6 +192,7 @@ export class KubeRuntimeManager {
     podIPs: string[],
     volumes: PodVolumes,
     imageCheck?: Promise<PullResult>,
+    signal?: AbortSignal,
   ): Promise<StartFailure | undefined> {
     const { runtime, recorder, clock, cfg } = this.config;
     const ref = containerRef(pod, container);
@@ -226,8 +229,9 @@ export class KubeRuntimeManager {
     recorder.event(ref, 'Normal', STARTED_CONTAINER, `Started container ${container.name}`);
     // The sync, and so the status that shows the container running, waits for the hook.
     if (this.config.postStart && container.lifecycle?.postStart) {
-      const message = await this.config.postStart(pod, container, id);
-      if (message !== undefined) {
+      const message = await this.config.postStart(pod, container, id, signal);
+      // A hook cut short because the pod is being deleted is no failure: the pod's kill follows.
+      if (message !== undefined && !signal?.aborted) {
         await this.killContainer(pod, container, id, FAILED_POST_START_HOOK_KILL_MESSAGE, '');
         return { reason: POST_START_HOOK_ERROR, message };
       }

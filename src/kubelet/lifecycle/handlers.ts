@@ -120,11 +120,13 @@ export class HandlerRunner {
    * caller then kills the container with FAILED_POST_START_HOOK_KILL_MESSAGE and reports
    * POST_START_HOOK_ERROR with this message), undefined on success or without a hook.
    */
-  async runPostStart(pod: Pod, container: Container, containerID: string): Promise<string | undefined> {
+  async runPostStart(pod: Pod, container: Container, containerID: string, signal?: AbortSignal): Promise<string | undefined> {
     const handler = container.lifecycle?.postStart;
     if (!handler) return undefined;
-    const msg = await this.run(pod, container, containerID, handler);
-    if (msg !== undefined) {
+    // Aborted (the pod is being deleted): stop waiting; an exec hook's command dies with its container.
+    const aborted = new Promise<undefined>((resolve) => signal?.addEventListener('abort', () => resolve(undefined), { once: true }));
+    const msg = signal?.aborted ? undefined : await Promise.race([this.run(pod, container, containerID, handler, { signal }), aborted]);
+    if (msg !== undefined && !signal?.aborted) {
       this.config.log?.(msg);
       this.config.recorder.event(containerRef(pod, container), 'Warning', FAILED_POST_START_HOOK, 'PostStartHook failed');
     }

@@ -73,14 +73,14 @@ export class KubeletPodSyncer implements PodSyncer {
     return status;
   }
 
-  async syncPod(pod: Pod): Promise<SyncPodResult> {
+  async syncPod(pod: Pod, signal?: AbortSignal): Promise<SyncPodResult> {
     let state = await this.state(pod);
     const before = this.report(pod, state, false);
     if (isPodPhaseTerminal(before.phase)) return { isTerminal: true };
 
     const volumes = await this.config.volumes.mountPod(pod);
     this.config.probes?.addPod(pod);
-    const result = await this.config.manager.syncPod(pod, state, volumes, this.config.probes);
+    const result = await this.config.manager.syncPod(pod, state, volumes, this.config.probes, signal);
     if (result.acted) {
       state = await this.state(pod);
       const after = this.report(pod, state, false);

@@ -119,7 +119,7 @@ class Harness {
           annotations: { [CONTAINER_HASH_ANNOTATION]: hashContainer(i.container), [CONTAINER_RESTART_COUNT_ANNOTATION]: String(i.restartCount) },
         };
       },
-      postStart: (pod, c, id) => hooks.runPostStart(pod, c, id),
+      postStart: (pod, c, id, signal) => hooks.runPostStart(pod, c, id, signal),
       preStop: async (pod, c, id, grace) => (await hooks.runPreStop(pod, c, id, grace)).elapsedSeconds,
     });
     this.status = new StatusManager({ client: this.api, clock: this.clock });
@@ -537,6 +537,24 @@ test('postStart: the container is not reported running or started until its hook
   assert.equal(h.pod().status?.phase, 'Running');
   assert.equal(h.pod().status?.containerStatuses?.[0]?.started, true);
   assert.equal(condition(h, 'Ready'), 'True');
+  await h.stop();
+});
+
+test('a deletion does not wait for a postStart hook still running: the pod is killed at once', async () => {
+  const h = new Harness();
+  h.start();
+  const pod = makePod({ containers: [{ name: 'app', lifecycle: { postStart: { sleep: { seconds: 300 } } } }] });
+  pod.spec!.terminationGracePeriodSeconds = 5;
+  h.add(pod);
+  await h.clock.advance(1000); // inside the hook
+  const app = h.running('app')!;
+  assert.ok(app, 'started in the runtime');
+  const deleting: Pod = { ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:06Z', deletionGracePeriodSeconds: 5 } };
+  h.api.pods.set('default/web', deleting);
+  h.workers.updatePod({ type: 'update', pod: deleting });
+  await h.settle(1000);
+  assert.deepEqual(h.runtime.callsOf('stopContainer'), [[app.id, 5]], 'stopped with the grace period, not after the hook');
+  assert.equal(h.events('FailedPostStartHook').length, 0, 'an interrupted hook is no failure');
   await h.stop();
 });
 

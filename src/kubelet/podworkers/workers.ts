@@ -28,7 +28,8 @@ export interface SyncPodResult {
 
 /** What a worker runs in each state (the kubelet's SyncPod, SyncTerminatingPod, SyncTerminatedPod). */
 export interface PodSyncer {
-  syncPod(pod: Pod): Promise<SyncPodResult>;
+  /** `signal` aborts when the pod is to be terminated meanwhile (upstream cancels the sync's context). */
+  syncPod(pod: Pod, signal: AbortSignal): Promise<SyncPodResult>;
   syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<void>;
   syncTerminatedPod(pod: Pod): Promise<void>;
 }
@@ -53,6 +54,8 @@ interface Worker {
   gracePeriodSeconds?: number;
   /** syncTerminatedPod has run for a pod the API server is deleting. */
   finished: boolean;
+  /** Aborts the syncPod under way, so a deletion does not wait for it (e.g. a long postStart hook). */
+  syncAbort?: AbortController;
   timer?: Timer;
   timerAt?: number;
 }
@@ -87,6 +90,7 @@ export class PodWorkers {
     w.pod = update.pod;
     if (w.state === 'syncing' && (update.type === 'kill' || update.pod.metadata?.deletionTimestamp || isPodPhaseTerminal(update.pod.status?.phase))) {
       w.state = 'terminating';
+      w.syncAbort?.abort();
     }
     if (w.state === 'terminating') {
       const grace = Math.min(update.gracePeriodSeconds ?? gracePeriodOf(update.pod), w.gracePeriodSeconds ?? Infinity);
@@ -175,7 +179,13 @@ export class PodWorkers {
       try {
         switch (w.state) {
           case 'syncing': {
-            const r = await this.config.syncer.syncPod(pod);
+            w.syncAbort = new AbortController();
+            const r = await this.config.syncer.syncPod(pod, w.syncAbort.signal).finally(() => (w.syncAbort = undefined));
+            // Terminating was asked for while it ran: that comes first.
+            if (w.state !== 'syncing') {
+              w.pending = true;
+              break;
+            }
             if (r.isTerminal) {
               w.state = 'terminating';
               w.gracePeriodSeconds ??= gracePeriodOf(w.pod);
