@@ -133,3 +133,31 @@ void test('rate limited queue requeues with backoff and forgets', async () => {
   q.forget('a');
   assert.equal(q.numRequeues('a'), 0);
 });
+
+void test('runWorker: success forgets failures and honours a requested recheck; a throw retries rate-limited unless dropped', async () => {
+  const clock = new FakeClock();
+  const q = new RateLimitingQueue<string>({ clock, rateLimiter: new ItemExponentialFailureRateLimiter<string>(1000, 60_000) });
+  const seen: string[] = [];
+  let failures = 0;
+  const worker = q.runWorker(
+    async (item) => {
+      seen.push(item);
+      if (item === 'flaky' && failures++ < 2) throw new Error('try again');
+      if (item === 'bad') throw new Error('never works');
+      if (item === 'recheck' && seen.filter((s) => s === 'recheck').length === 1) return 5000;
+    },
+    (_err, item) => (item === 'bad' ? 'drop' : 'retry'),
+  );
+  for (const k of ['flaky', 'bad', 'recheck']) q.add(k);
+  await clock.advance(0);
+  assert.deepEqual(seen, ['flaky', 'bad', 'recheck']);
+  assert.equal(q.numRequeues('flaky'), 1, 'a failure is counted');
+  assert.equal(q.numRequeues('bad'), 0, 'a dropped item is forgotten');
+  await clock.advance(1000); // flaky's first back-off
+  await clock.advance(2000); // its second
+  await clock.advance(2000); // recheck's requested delay
+  assert.deepEqual(seen, ['flaky', 'bad', 'recheck', 'flaky', 'flaky', 'recheck']);
+  assert.equal(q.numRequeues('flaky'), 0, 'success forgets the failures');
+  q.shutDown();
+  await worker;
+});

@@ -206,4 +206,26 @@ export class RateLimitingQueue<T> extends DelayingQueue<T> {
   numRequeues(item: T): number {
     return this.limiter.numRequeues(item);
   }
+
+  /**
+   * A controller's worker (client-go's processNextWorkItem, in a loop until shutDown): one item at a
+   * time through sync. Success forgets the item's failures, and re-adds it after the delay sync
+   * returns, if any; a throw goes to onError, which re-adds it rate-limited unless it says 'drop'.
+   */
+  async runWorker(sync: (item: T) => Promise<number | void>, onError: (err: unknown, item: T) => 'retry' | 'drop'): Promise<void> {
+    for (;;) {
+      const item = await this.get();
+      if (item === undefined) return;
+      try {
+        const againMs = await sync(item);
+        this.forget(item);
+        if (typeof againMs === 'number') this.addAfter(item, againMs);
+      } catch (err) {
+        if (onError(err, item) === 'drop') this.forget(item);
+        else this.addRateLimited(item);
+      } finally {
+        this.done(item);
+      }
+    }
+  }
 }

@@ -47,20 +47,16 @@ export class CertificateController {
     await this.worker;
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const name = await this.queue.get();
-      if (name === undefined) return;
-      try {
+  private work(): Promise<void> {
+    return this.queue.runWorker(
+      async (name) => {
         const csr = this.informer.indexer.getByKey(name);
         if (csr) await this.opts.handler(structuredClone(csr));
-        this.queue.forget(name);
-      } catch (err) {
+      },
+      (err, name) => {
         this.opts.logger.warn({ err, csr: name }, 'certificate signing request sync failed');
-        this.queue.addRateLimited(name);
-      } finally {
-        this.queue.done(name);
-      }
-    }
+        return 'retry';
+      },
+    );
   }
 }

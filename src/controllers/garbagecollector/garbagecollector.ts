@@ -110,26 +110,21 @@ export class GarbageCollector {
     );
   }
 
-  private async work(queue: RateLimitingQueue<string>, sync: (uid: string) => Promise<void>): Promise<void> {
-    for (;;) {
-      const uid = await queue.get();
-      if (uid === undefined) return;
-      try {
+  private work(queue: RateLimitingQueue<string>, sync: (uid: string) => Promise<void>): Promise<void> {
+    return queue.runWorker(
+      async (uid) => {
         // After stop() the queue drains without doing the work.
         if (!this.abort.signal.aborted) await sync(uid);
-        queue.forget(uid);
-      } catch (err) {
+      },
+      (err, uid) => {
         if (err instanceof InvalidOwnerReferenceError) {
           this.opts.logger.warn({ uid, reason: err.message }, 'garbage collector ignores object');
-          queue.forget(uid);
-        } else {
-          this.opts.logger.warn({ err, uid }, 'garbage collector sync failed');
-          queue.addRateLimited(uid);
+          return 'drop';
         }
-      } finally {
-        queue.done(uid);
-      }
-    }
+        this.opts.logger.warn({ err, uid }, 'garbage collector sync failed');
+        return 'retry';
+      },
+    );
   }
 
   private async syncDelete(uid: string): Promise<void> {

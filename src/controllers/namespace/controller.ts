@@ -44,21 +44,14 @@ export class NamespaceController {
     await this.worker;
   }
 
-  private async work(): Promise<void> {
-    for (;;) {
-      const name = await this.queue.get();
-      if (name === undefined) return;
-      try {
-        const again = await this.sync(name);
-        this.queue.forget(name);
-        if (again) this.queue.addAfter(name, this.opts.recheckMs ?? 1000);
-      } catch (err) {
+  private work(): Promise<void> {
+    return this.queue.runWorker(
+      async (name) => ((await this.sync(name)) ? (this.opts.recheckMs ?? 1000) : undefined),
+      (err, name) => {
         this.opts.logger.warn({ err, namespace: name }, 'namespace sync failed');
-        this.queue.addRateLimited(name);
-      } finally {
-        this.queue.done(name);
-      }
-    }
+        return 'retry';
+      },
+    );
   }
 
   /** Returns true when content remains and the namespace must be looked at again. */
