@@ -26,7 +26,8 @@ import type { EnvSources } from './kuberuntime/env.js';
 import { generateContainerConfig } from './kuberuntime/container.js';
 import { generatePodSandboxConfig } from './kuberuntime/sandbox.js';
 import { KubeRuntimeManager } from './kuberuntime/manager.js';
-import { listPodRuntimeStates, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
+import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
+import { POD_UID_LABEL } from './kuberuntime/labels.js';
 import { KubeletImageManager } from './images/manager.js';
 import { KubeletVolumeManager } from './volumes/manager.js';
 import { StatusManager, podStatusClient } from './status/manager.js';
@@ -251,8 +252,9 @@ export class Kubelet implements KubeletHost {
   }
 
   private async housekeep(): Promise<void> {
+    const inApi = new Set(this.informer.indexer.list().map((p) => p.metadata?.uid ?? ''));
     for (const uid of this.workers.knownPods()) {
-      if (this.workers.state(uid) === 'terminated' && !this.informer.indexer.list().some((p) => p.metadata?.uid === uid)) {
+      if (this.workers.state(uid) === 'terminated' && !inApi.has(uid)) {
         this.workers.forgetPod(uid);
         this.status.removePod(uid);
       }
@@ -268,9 +270,11 @@ export class Kubelet implements KubeletHost {
   private async cleanupOrphans(): Promise<void> {
     const known = new Set(this.informer.indexer.list().map((p) => p.metadata?.uid ?? ''));
     for (const uid of this.workers.knownPods()) known.add(uid);
-    const states = await listPodRuntimeStates(this.runtime, undefined, this.stateOptions);
-    for (const [uid, state] of states) {
-      if (known.has(uid)) continue;
+    // The two list calls find the pods the runtime has; only an orphan's objects are inspected further.
+    const [sandboxes, containers] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
+    const orphans = new Set([...sandboxes, ...containers].map((o) => o.labels?.[POD_UID_LABEL]).filter((uid): uid is string => !!uid && !known.has(uid)));
+    for (const uid of orphans) {
+      const state = await getPodRuntimeState(this.runtime, uid, this.stateOptions);
       const stub: Pod = {
         metadata: { uid, name: state.name, namespace: state.namespace, deletionTimestamp: new Date(this.opts.clock.now()).toISOString() },
         spec: { containers: [], terminationGracePeriodSeconds: MINIMUM_GRACE_PERIOD_SECONDS },

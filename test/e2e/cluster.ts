@@ -60,6 +60,8 @@ export interface KiteAgent {
   dataDir: string;
   proc: ChildProcess;
   stop(): Promise<void>;
+  /** SIGKILL and wait for exit: containerd and the pods keep running. */
+  kill(): Promise<void>;
 }
 
 export interface AgentOptions {
@@ -68,18 +70,20 @@ export interface AgentOptions {
   bridge: string;
   podCIDR: string;
   cgroupRoot: string;
+  /** An earlier agent's data dir, to restart it. */
+  dataDir?: string;
 }
 
 /** `kite agent` joining `cluster` with the server's join token, pulling from the cluster's registry. */
 export async function startAgent(cluster: KiteCluster, opts: AgentOptions): Promise<KiteAgent> {
-  const dataDir = tempDir('agent');
+  const dataDir = opts.dataDir ?? tempDir('agent');
   const token = readFileSync(join(cluster.dataDir, 'join-token'), 'utf8').trim();
   const args = [
     'agent', '--server', cluster.url, '--token', token, '--data-dir', dataDir, '--node-name', opts.nodeName, '--kubelet-port', '0',
     '--registry', cluster.registry, '--bridge', opts.bridge, '--pod-cidr', opts.podCIDR, '--cgroup-root', opts.cgroupRoot,
   ];
   const kite = await spawnKite(args, { what: `kite agent ${opts.nodeName}`, timeoutMs: 120_000, ready: (out) => (/node \S+ joined/.test(out) ? true : undefined) });
-  return { dataDir, proc: kite.proc, stop: () => kite.signal('SIGTERM') };
+  return { dataDir, proc: kite.proc, stop: () => kite.signal('SIGTERM'), kill: () => kite.signal('SIGKILL') };
 }
 
 /** `kite reset`: every pod, sandbox, cgroup, bridge and file the cluster made is removed. */

@@ -366,7 +366,8 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
   });
 
   it('lets a second node join with kite agent and the join token, and runs a pod there', async () => {
-    const agent = await startAgent(cluster, { nodeName: 'node-2', bridge: 'kite-n2', podCIDR: '10.217.1.0/24', cgroupRoot: '/kite-node-2' });
+    const node2 = { nodeName: 'node-2', bridge: 'kite-n2', podCIDR: '10.217.1.0/24', cgroupRoot: '/kite-node-2' };
+    let agent = await startAgent(cluster, node2);
     try {
       await eventually(() => (kubectlOk(cluster, ['get', 'node', 'node-2', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True' ? true : undefined), 'node-2 Ready');
       const csrs = kubectlOk(cluster, ['get', 'csr', '--no-headers']);
@@ -377,6 +378,21 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
       assert.match(p.status!.podIP!, /^10\.217\.1\./);
       assert.equal(kubectlOk(cluster, ['logs', 'on-node-2']), 'hello from node-2\n');
       kubectlOk(cluster, ['delete', 'pod', 'on-node-2', '--wait=true', '--timeout=60s']);
+
+      // A pod deleted while its kubelet is down: the restarted kubelet stops and removes its containers.
+      kubectlOk(cluster, ['apply', '-f', '-'], pod('orphan', { nodeName: 'node-2', containers: [busybox('app', 'sleep 3600')] }));
+      await waitStatus('orphan', 'Running');
+      await agent.kill();
+      kubectlOk(cluster, ['delete', 'pod', 'orphan', '--grace-period=0', '--force']);
+      const cri = new CriRuntime({ endpoint: join(agent.dataDir, 'containerd', 'containerd.sock') });
+      try {
+        const orphanContainers = () => cri.listContainers({ label_selector: { [POD_NAME_LABEL]: 'orphan' } });
+        assert.equal((await orphanContainers()).length, 1, 'the container outlives its kubelet');
+        agent = await startAgent(cluster, { ...node2, dataDir: agent.dataDir });
+        await eventually(async () => ((await orphanContainers()).length === 0 ? true : undefined), 'the orphan removed', 60_000);
+      } finally {
+        cri.close();
+      }
     } finally {
       await agent.stop();
       resetCluster(agent.dataDir);
