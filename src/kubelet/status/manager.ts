@@ -3,6 +3,7 @@
 // when it differs from what was last written, one write at a time per pod, retrying failures with
 // back-off. A terminal phase never goes back. Once a pod the API server is deleting has terminated
 // on this node, it deletes the pod with grace 0 and a UID precondition (the last word on deletion).
+import { hasStatusCode } from '../../apiserver/errors.js';
 import type { Pod, PodStatus } from '../../api/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Client } from '../../client/client.js';
@@ -47,10 +48,6 @@ interface Entry {
   writing: boolean;
   retryMs: number;
   timer?: Timer;
-}
-
-function httpCode(err: unknown): number | undefined {
-  return typeof (err as { code?: unknown })?.code === 'number' ? (err as { code: number }).code : undefined;
 }
 
 /**
@@ -187,9 +184,8 @@ export class StatusManager {
       e.retryMs = this.retryInitialMs;
       if (updated?.metadata) e.pod = { ...e.pod, metadata: { ...e.pod.metadata, ...updated.metadata } };
     } catch (err) {
-      const code = httpCode(err);
       // Gone, or replaced by a pod of the same name (UID precondition): nothing left to write to.
-      if (code === 404 || (code === 409 && /uid|UID/.test(String((err as Error).message)))) {
+      if (hasStatusCode(err, 404) || (hasStatusCode(err, 409) && /uid|UID/.test(err.message))) {
         e.deleted = true;
         return;
       }
@@ -204,8 +200,7 @@ export class StatusManager {
       await this.config.client.deletePod(namespace, name, uid);
       e.deleted = true;
     } catch (err) {
-      const code = httpCode(err);
-      if (code === 404 || code === 409) {
+      if (hasStatusCode(err, 404, 409)) {
         e.deleted = true;
         return;
       }
