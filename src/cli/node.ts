@@ -206,7 +206,7 @@ export async function resetCommand(argv: string[]): Promise<void> {
       // A stopped containerd is started again so the sandboxes it knows can be torn down properly.
       await new Containerd({ dataDir: containerdDir(nodeDir), registryHost: '127.0.0.1:0', sandboxImage: '' }).start().catch(() => undefined);
     }
-    if (existsSync(record.criEndpoint)) await removeAllSandboxes(record.criEndpoint, record.ownContainerd, logger);
+    if (existsSync(record.criEndpoint)) await removeAllSandboxes(record.criEndpoint, logger);
     const { busyCgroups } = await resetNodeHost(nodeDir, record, realClock);
     if (busyCgroups.length) process.stderr.write(`kite reset: cgroups still in use, left in place: ${busyCgroups.join(', ')}\n`);
     process.stdout.write(`node ${record.nodeName} reset\n`);
@@ -216,12 +216,12 @@ export async function resetCommand(argv: string[]): Promise<void> {
   process.stdout.write(`removed ${dir}\n`);
 }
 
-async function removeAllSandboxes(endpoint: string, ownContainerd: boolean, logger: Logger): Promise<void> {
+async function removeAllSandboxes(endpoint: string, logger: Logger): Promise<void> {
   const cri = new CriRuntime({ endpoint, defaultTimeoutMs: 60_000 });
   try {
     await cri.waitForReady(Date.now() + 10_000);
-    // On a shared runtime only the kubelet's own pods go; on kite's own containerd everything does.
-    for (const sandbox of await cri.listPodSandbox(ownContainerd ? {} : { label_selector: {} })) {
+    // Every CRI pod goes, as kubeadm reset removes every container of the runtime's k8s.io namespace.
+    for (const sandbox of await cri.listPodSandbox()) {
       for (const c of await cri.listContainers({ pod_sandbox_id: sandbox.id })) {
         await cri.stopContainer(c.id, 0).catch((err: unknown) => void (isNotFound(err) || logger.warn({ err }, 'stop container')));
         await cri.removeContainer(c.id).catch((err: unknown) => void (isNotFound(err) || logger.warn({ err }, 'remove container')));
