@@ -3,6 +3,8 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import type { Pod } from '../../src/api/types.js';
+import { Client } from '../../src/client/client.js';
 import { tmpdir } from 'node:os';
 import { kiteBin, spawnKite, tempDir } from './harness.js';
 
@@ -94,3 +96,21 @@ export function resetCluster(dataDir: string): void {
 
 /** Root is needed to run containers; without it the kubelet tests cannot run here. */
 export const canRunContainers = process.getuid?.() === 0;
+
+/** A real watch on the default namespace's pods (as `kubectl get -w` sees them), until stop(). */
+export function watchPods(cluster: Pick<KiteCluster, 'kubeconfig'>, onEvent: (type: string, pod: Pod) => void, fieldSelector?: string): { stop(): void } {
+  const abort = new AbortController();
+  void (async () => {
+    const client = await Client.fromKubeconfig(cluster.kubeconfig);
+    try {
+      for await (const ev of client.resource<Pod>('', 'v1', 'pods').namespace('default').watch(fieldSelector ? { fieldSelector } : {}, abort.signal)) {
+        onEvent(ev.type, ev.object as Pod);
+      }
+    } catch {
+      // Aborted when the test ends.
+    } finally {
+      client.close();
+    }
+  })();
+  return { stop: () => abort.abort() };
+}

@@ -6,11 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { kubectl, kubectlOk, repoRoot } from './harness.js';
+import { httpGetText, kubectl, kubectlOk, repoRoot } from './harness.js';
 import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
 import { dialUpgrade, UpgradeFailedError, type UpgradeTarget } from '../../src/streaming/upgrade.js';
 
@@ -63,16 +62,6 @@ async function until(what: string, cond: () => boolean, detail?: () => string, t
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${detail ? `: ${detail()}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function fetchText(url: string): Promise<{ code: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    httpGet(url, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
-    }).on('error', reject);
-  });
 }
 
 describe('kubectl exec, attach and port-forward', { skip }, () => {
@@ -175,8 +164,8 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
       try {
         await until('port-forward to listen', () => k.out().includes(`Forwarding from 127.0.0.1:${port} -> 80`));
         for (let i = 0; i < 2; i++) {
-          const r = await fetchText(`http://127.0.0.1:${port}/`);
-          assert.equal(r.code, 200);
+          const r = await httpGetText(`http://127.0.0.1:${port}/`);
+          assert.equal(r.status, 200);
           assert.match(r.body, /Welcome to nginx!/);
         }
         assert.match(k.out(), /Handling connection for \d+/);

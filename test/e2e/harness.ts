@@ -167,3 +167,9 @@ export async function startSim(server: { kubeconfig: string }, nodes: number, op
   const kite = await spawnKite(args, { what: `kite sim (${nodes} nodes)`, ready: (out) => (/nodes registered in/.test(out) ? Date.now() - started : undefined), timeoutMs: opts.timeoutMs ?? 120_000 });
   return { proc: kite.proc, registeredMs: kite.ready, stop: () => kite.signal('SIGTERM') };
 }
+
+/** A plain HTTP GET (to a pod IP, or a port-forward): the status and the body. */
+export async function httpGetText(url: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  return { status: res.status, body: await res.text() };
+}

@@ -8,12 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'node:http';
 import type { Pod } from '../../src/api/types.js';
 import { summarizePod } from '../../src/api/pod/status.js';
-import { Client } from '../../src/client/client.js';
-import { eventually, kubectl, kubectlOk, removeDir, sharedDir } from './harness.js';
-import { canRunContainers, resetCluster, startAgent, startCluster, type KiteCluster } from './cluster.js';
+import { eventually, httpGetText, kubectl, kubectlOk, removeDir, sharedDir } from './harness.js';
+import { canRunContainers, resetCluster, startAgent, startCluster, watchPods, type KiteCluster } from './cluster.js';
 import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
 
@@ -167,9 +165,15 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
 
   it('takes the pod with a succeeding init container through PodInitializing to Running 1/1, and nginx answers on the pod IP', async () => {
     const seen: string[] = [];
-    const watch = startWatch(cluster, 'web-ok', (s) => {
-      if (seen.at(-1) !== s) seen.push(s);
-    });
+    const watch = watchPods(
+      cluster,
+      (type, pod) => {
+        if (type !== 'ADDED' && type !== 'MODIFIED') return;
+        const s = summarizePod(pod).reason;
+        if (seen.at(-1) !== s) seen.push(s);
+      },
+      'metadata.name=web-ok',
+    );
     try {
       kubectlOk(cluster, ['apply', '-f', '-'], webPodInitOk);
       await waitStatus('web-ok', 'Running');
@@ -190,7 +194,7 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
       assert.ok(p.status?.podIP, 'podIP set');
       assert.equal(p.status?.hostIP, '127.0.0.1');
       assert.ok(p.status?.startTime);
-      const page = await httpGet(`http://${p.status!.podIP}:80/`);
+      const page = (await httpGetText(`http://${p.status!.podIP}:80/`)).body;
       assert.match(page, /Welcome to nginx!/);
       await eventually(() => (seen.includes('Running') ? true : undefined), 'the watch sees Running');
       const order = ['Pending', 'Init:0/1', 'PodInitializing', 'Running'].filter((s) => seen.includes(s));
@@ -341,7 +345,7 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
     // The supervisor starts a new containerd, which finds the running containers in their shims.
     await eventually(() => (readFileSync(pidFile, 'utf8').trim() !== '' && getPod('web-ok').status?.containerStatuses?.[0]?.state?.running ? true : undefined), 'web-ok still running', 60_000);
-    const page = await httpGet(`http://${getPod('web-ok').status!.podIP}:80/`);
+    const page = (await httpGetText(`http://${getPod('web-ok').status!.podIP}:80/`)).body;
     assert.match(page, /Welcome to nginx!/);
     const after = getPod('web-ok').status!.containerStatuses![0]!;
     assert.equal(after.containerID, before.containerID);
@@ -361,7 +365,7 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     }, 'web-ok ready again');
     assert.equal(after.containerID, before.containerID);
     assert.equal(after.restartCount, before.restartCount);
-    const page = await httpGet(`http://${getPod('web-ok').status!.podIP}:80/`);
+    const page = (await httpGetText(`http://${getPod('web-ok').status!.podIP}:80/`)).body;
     assert.match(page, /Welcome to nginx!/);
   });
 
@@ -400,35 +404,3 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
   });
 });
 
-/** A real watch on one pod (as a user's `kubectl get -w` would see it), reporting each STATUS. */
-function startWatch(cluster: KiteCluster, name: string, onStatus: (s: string) => void): { stop(): void } {
-  const abort = new AbortController();
-  void (async () => {
-    const client = await Client.fromKubeconfig(cluster.kubeconfig);
-    try {
-      const pods = client.resource<Pod>('', 'v1', 'pods').namespace('default');
-      for await (const ev of pods.watch({ fieldSelector: `metadata.name=${name}` }, abort.signal)) {
-        if (ev.type === 'ADDED' || ev.type === 'MODIFIED') onStatus(summarizePod(ev.object as Pod).reason);
-      }
-    } catch {
-      // Aborted at the end of the test.
-    } finally {
-      client.close();
-    }
-  })();
-  return { stop: () => abort.abort() };
-}
-
-function httpGet(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { timeout: 5000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve(body));
-    });
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.end();
-  });
-}

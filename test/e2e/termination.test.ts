@@ -7,11 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
 import { summarizePod } from '../../src/api/pod/status.js';
-import { Client } from '../../src/client/client.js';
 import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
 import { eventually, kubectl, kubectlOk, removeDir, tempDir } from './harness.js';
-import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
+import { canRunContainers, resetCluster, startCluster, watchPods, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
@@ -23,28 +22,18 @@ function pod(name: string, spec: Record<string, unknown>): string {
 class LastWords {
   readonly last = new Map<string, Pod>();
   readonly deletedAt = new Map<string, number>();
-  private readonly abort = new AbortController();
+  private readonly watch: { stop(): void };
 
-  constructor(kubeconfig: string) {
-    void (async () => {
-      const client = await Client.fromKubeconfig(kubeconfig);
-      try {
-        for await (const ev of client.resource<Pod>('', 'v1', 'pods').namespace('default').watch({}, this.abort.signal)) {
-          const p = ev.object as Pod;
-          const name = p.metadata?.name ?? '';
-          if (ev.type === 'DELETED') this.deletedAt.set(name, Date.now());
-          else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.last.set(name, p);
-        }
-      } catch {
-        // Aborted when the tests end.
-      } finally {
-        client.close();
-      }
-    })();
+  constructor(cluster: Pick<KiteCluster, 'kubeconfig'>) {
+    this.watch = watchPods(cluster, (type, p) => {
+      const name = p.metadata?.name ?? '';
+      if (type === 'DELETED') this.deletedAt.set(name, Date.now());
+      else if (type === 'ADDED' || type === 'MODIFIED') this.last.set(name, p);
+    });
   }
 
   stop(): void {
-    this.abort.abort();
+    this.watch.stop();
   }
 }
 
@@ -66,7 +55,7 @@ describe('pod termination on containerd', { skip, timeout: 300_000 }, () => {
 
   before(async () => {
     cluster = await startCluster({ extraArgs: ['--bridge', 'kite-term', '--pod-cidr', '10.217.243.0/24', '--cgroup-root', '/kite-term'] });
-    words = new LastWords(cluster.kubeconfig);
+    words = new LastWords(cluster);
     hostDir = tempDir('termination');
   });
 
