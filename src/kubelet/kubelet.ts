@@ -25,7 +25,7 @@ import { podCgroupParent, removeCgroup } from './cm/cgroups.js';
 import type { EnvSources } from './kuberuntime/env.js';
 import { generateContainerConfig } from './kuberuntime/container.js';
 import { generatePodSandboxConfig } from './kuberuntime/sandbox.js';
-import { KubeRuntimeManager } from './kuberuntime/manager.js';
+import { KubeRuntimeManager, MINIMUM_GRACE_PERIOD_SECONDS } from './kuberuntime/manager.js';
 import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
 import { POD_UID_LABEL } from './kuberuntime/labels.js';
 import { KubeletImageManager } from './images/manager.js';
@@ -59,8 +59,6 @@ export interface KubeletOptions {
 
 /** Housekeeping (upstream HandlePodCleanups every 2 s): forget finished workers, stop orphans. */
 const HOUSEKEEPING_PERIOD_MS = 2_000;
-/** A force-deleted pod's containers still get upstream's minimum grace. */
-const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
 export class Kubelet implements KubeletHost {
   readonly runtime: Runtime;
