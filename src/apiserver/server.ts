@@ -1,7 +1,8 @@
 // The API server: HTTPS, authentication, authorization, then discovery, OpenAPI and the resource
 // handlers over the registries. Side effects happen in start(); stop() undoes them.
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
 import { BootstrapperAuthorizer, ClusterInfoAuthorizer, clusterInfoPath } from './authz/bootstrap.js';
 import type { Node, Pod, Secret } from '../api/types.js';
+import type { UserInfo } from './authn/user.js';
 import { RequestAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, checkAuthorized, type Authorizer } from './authz/authorizer.js';
@@ -80,6 +82,14 @@ export class ApiServer {
   private registries!: Registries;
   private compactor!: Compactor;
   private server!: Server;
+  /**
+   * Plain HTTP on an abstract Unix socket for the components in this process (upstream's loopback
+   * client): no TLS between threads of one process, reachable only from this machine's network
+   * namespace, and only with a token that never leaves the process.
+   */
+  private loopback?: ReturnType<typeof createHttpServer>;
+  private readonly loopbackSocket = `\0kite-apiserver-${randomUUID()}`;
+  private readonly loopbackTokens = new Map<string, UserInfo>();
   private pki!: Pki;
   private authenticator!: RequestAuthenticator;
   private authorizer!: Authorizer;
@@ -182,6 +192,7 @@ export class ApiServer {
       user: 'kubernetes-admin',
     });
     const components = this.opts.components ?? allComponents;
+    if (components.length > 0) await this.startLoopback();
     const entries: Record<Component, [string, URL]> = {
       controllers: ['kube-controller-manager', new URL('../controllers/worker.js', import.meta.url)],
       scheduler: ['kube-scheduler', new URL('../scheduler/worker.js', import.meta.url)],
@@ -189,17 +200,30 @@ export class ApiServer {
     for (const c of components) {
       const [identity, entry] = entries[c];
       const options = c === 'controllers' ? this.controllerOptions() : undefined;
-      this.threads.push(startThread(entry, await this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options));
+      this.threads.push(startThread(entry, this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options));
     }
     this.metricsApi.start();
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
   }
 
+  private async startLoopback(): Promise<void> {
+    const authenticator = new RequestAuthenticator([new TokenFileAuthenticator(this.loopbackTokens)]);
+    const loopback = createHttpServer((req, res) => void this.handle(req, res, undefined, authenticator));
+    loopback.requestTimeout = 0;
+    loopback.keepAliveTimeout = this.server.keepAliveTimeout;
+    await new Promise<void>((resolve, reject) => {
+      loopback.once('error', reject);
+      loopback.listen({ path: this.loopbackSocket }, () => resolve());
+    });
+    this.loopback = loopback;
+  }
+
   /** The built-in components run in this process but reach the API like any client, each with its own identity. */
-  private async componentConfig(name: string): Promise<RestConfig> {
-    const id = await issueClientCertificate(this.pki, { commonName: `system:${name}` });
-    return { server: this.url, ca: this.pki.ca.certPem, cert: id.certPem, key: id.keyPem, userAgent: `kite-${name}/v1.33.0` };
+  private componentConfig(name: string): RestConfig {
+    const token = randomBytes(32).toString('base64url');
+    this.loopbackTokens.set(token, { name: `system:${name}`, groups: [] });
+    return { server: 'http://localhost', socketPath: this.loopbackSocket, token, userAgent: `kite-${name}/v1.33.0` };
   }
 
   /** The cluster CA signs approved CSRs, as kube-controller-manager's --cluster-signing-{cert,key}-file. */
@@ -215,6 +239,13 @@ export class ApiServer {
     this.kubeletClient?.close();
     await this.compactor?.stop();
     this.registries?.stop();
+    if (this.loopback) {
+      const loopback = this.loopback;
+      await new Promise<void>((resolve) => {
+        loopback.close(() => resolve());
+        loopback.closeAllConnections();
+      });
+    }
     if (this.server) {
       await new Promise<void>((resolve) => {
         this.server.close(() => resolve());
@@ -263,13 +294,13 @@ export class ApiServer {
     void this.handle(req, responseForUpgrade(req, socket), { socket, head });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest, authenticator = this.authenticator): Promise<void> {
     const started = performance.now();
     let info: RequestInfo | undefined;
     try {
       const url = new URL(req.url ?? '/', 'https://kite');
       info = parseRequestInfo(req.method ?? 'GET', url);
-      const user = await this.authenticator.authenticate(req);
+      const user = await authenticator.authenticate(req);
       await checkAuthorized(this.authorizer, { user, ...info });
       // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
       if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {

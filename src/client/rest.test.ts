@@ -1,6 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import https from 'node:https';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -98,6 +100,20 @@ void test('bearer token auth', async () => {
   const d = new RestClient({ server: url, ca: pki.ca.certPem, cert: other.certPem, key: other.keyPem });
   assert.equal((await d.request<{ user: string }>({ path: '/echo' })).user, 'alice');
   d.close();
+});
+
+void test('a Unix socket in place of the host and port (the API server loopback socket)', async () => {
+  const socketPath = `\0kite-rest-test-${randomUUID()}`;
+  const local = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ path: req.url, authorization: req.headers.authorization }));
+  });
+  await new Promise<void>((r) => local.listen({ path: socketPath }, r));
+  const c = new RestClient({ server: 'http://localhost', socketPath, token: 't0ken' });
+  assert.deepEqual(await c.request({ path: '/api/v1/pods', query: { limit: 1 } }), { path: '/api/v1/pods?limit=1', authorization: 'Bearer t0ken' });
+  c.close();
+  local.closeAllConnections();
+  await new Promise((r) => local.close(r));
 });
 
 void test('error bodies become StatusErrors', async () => {

@@ -8,8 +8,10 @@ import type { Status } from '../api/meta.js';
 import { StatusError, type StatusReason } from '../apiserver/errors.js';
 
 export interface RestConfig {
-  /** e.g. https://127.0.0.1:6443 (http:// is accepted for tests). */
+  /** e.g. https://127.0.0.1:6443 (http:// is accepted for tests and the loopback socket). */
   server: string;
+  /** A Unix socket to connect to instead of the server's host and port (the API server's loopback socket). */
+  socketPath?: string;
   /** PEM. */
   ca?: string | Buffer;
   cert?: string | Buffer;
@@ -211,8 +213,9 @@ export class RestClient {
       const req = mod.request(
         {
           protocol: this.url.protocol,
-          hostname: this.url.hostname.replace(/^\[|\]$/g, ''),
-          port: this.url.port,
+          ...(this.config.socketPath
+            ? { socketPath: this.config.socketPath }
+            : { hostname: this.url.hostname.replace(/^\[|\]$/g, ''), port: this.url.port }),
           method: opts.method ?? 'GET',
           path: basePath + opts.path + encodeQuery(opts.query),
           headers,

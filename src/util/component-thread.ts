@@ -1,6 +1,7 @@
 // Components that run beside the API server in `kite server` (scheduler, controllers) each get a
 // worker thread: their work never stalls the API server's event loop, and the second core is used.
-// They reach the API over HTTPS like any client, so the thread boundary carries only the config.
+// They reach the API like any client, over the API server's loopback socket (plain HTTP, a token
+// per component), so the thread boundary carries only the config.
 // Each runs only while it holds its Lease in kube-system, so several kite servers on one etcd
 // have one active scheduler and one controller manager, as upstream's leader election gives.
 import { randomUUID } from 'node:crypto';
