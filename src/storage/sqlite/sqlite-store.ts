@@ -12,11 +12,16 @@
 //   meta(name TEXT PRIMARY KEY, value INTEGER): 'compact_rev' (reads below it answer Compacted) and
 //     'compact_done' (how far compaction has scanned, so a crash mid-compaction resumes there).
 //
-// Durability: WAL with synchronous=NORMAL. Each commit is written to the WAL file before the call
-// returns, so an acknowledged write survives kill -9 of the process (the kernel holds the pages).
-// Only an OS crash or power loss can drop the newest commits; the database stays consistent. FULL
-// would fsync on every commit, which costs milliseconds per write and caps throughput far below
-// what the API server needs.
+// Durability: WAL with synchronous=NORMAL. A commit is in the WAL file before COMMIT returns, so it
+// survives kill -9 of the process (the kernel holds the pages); only an OS crash or power loss can
+// drop the newest commits, and the database stays consistent. FULL would fsync every commit.
+//
+// Group commit: a commit writes several WAL frames, too costly per write at thousands of writes a
+// second. The first write of an event-loop turn opens a transaction, the turn's other writes join
+// it, and a setImmediate commits it; a write resolves (is acknowledged) only after that COMMIT.
+// Checks run against the open transaction, so compare-and-swap within a batch stays exact. Nothing
+// uncommitted reaches a caller: watch events, currentRevision and failed checks follow the COMMIT,
+// and reads wait for an open batch to end.
 import Database from 'better-sqlite3';
 import { StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
 import { SqliteWatch } from './watch.js';
@@ -40,7 +45,7 @@ interface HistoryRow extends Row {
 const MAX_VALUE_BYTES = 1.5 * 1024 * 1024;
 
 /** Rows read per step when replaying history to a watch or compacting. */
-const BATCH = 1000;
+const ROWS_PER_STEP = 1000;
 
 /** Bound for an empty prefix: SQLite sorts every BLOB after every TEXT, so `name < x''` always holds. */
 const NO_UPPER_BOUND = Buffer.alloc(0);
@@ -66,10 +71,42 @@ function toEvent(r: HistoryRow): WatchEvent {
   return { type: r.deleted ? 'delete' : 'put', kv: toKeyValue(r), prevKv, revision: r.id };
 }
 
+/** The writes of one event-loop turn: one transaction, acknowledged together once it commits. */
+class Batch {
+  readonly writes: { event: WatchEvent; resolve: (kv: KeyValue) => void; reject: (err: Error) => void }[] = [];
+  /** Resolves (never rejects) once the batch committed or failed. */
+  readonly settled: Promise<void>;
+  private markSettled!: () => void;
+
+  constructor() {
+    this.settled = new Promise((resolve) => (this.markSettled = resolve));
+  }
+
+  add(event: WatchEvent): Promise<KeyValue> {
+    return new Promise((resolve, reject) => this.writes.push({ event, resolve, reject }));
+  }
+
+  /** Readers are released before writers, so a reader's continuation runs before a writer can open the next batch. */
+  commit(): void {
+    this.markSettled();
+    for (const w of this.writes) w.resolve(w.event.kv);
+  }
+
+  fail(cause: unknown): void {
+    this.markSettled();
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    for (const w of this.writes) w.reject(new StorageError('Unavailable', w.event.kv.key, `commit failed: ${reason}`));
+  }
+}
+
 export class SqliteStore implements Store {
   readonly synchronousWatch = true;
   private readonly db: Database.Database;
+  /** The last committed revision: what reads, watches and currentRevision() see. */
   private rev: number;
+  /** The last revision handed to a write, committed or in the open batch. */
+  private allocated: number;
+  private batch: Batch | undefined;
   private compactRev: number;
   private readonly watches = new Set<SqliteWatch>();
   private compaction: Promise<void> = Promise.resolve();
@@ -121,17 +158,27 @@ export class SqliteStore implements Store {
       getMeta: db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck(),
       setMeta: db.prepare<[string, number]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
       sequence: db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'kv'").pluck(),
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
     };
     this.rev = this.q.sequence.get() ?? 0;
+    this.allocated = this.rev;
     this.compactRev = this.q.getMeta.get('compact_rev') ?? 0;
   }
 
-  async get(key: string): Promise<KeyValue | undefined> {
-    const row = this.q.latest.get(key);
-    return row && !row.deleted ? toKeyValue(row) : undefined;
+  get(key: string): Promise<KeyValue | undefined> {
+    return this.whenCommitted(() => {
+      const row = this.q.latest.get(key);
+      return row && !row.deleted ? toKeyValue(row) : undefined;
+    });
   }
 
-  async list(opts: ListOptions): Promise<ListResult> {
+  list(opts: ListOptions): Promise<ListResult> {
+    return this.whenCommitted(() => this.listCommitted(opts));
+  }
+
+  private listCommitted(opts: ListOptions): ListResult {
     const rev = this.readRevision(opts.revision, opts.prefix);
     const hi = prefixEnd(opts.prefix);
     const after = opts.startAfter === undefined ? undefined : opts.startAfter + '\0';
@@ -145,32 +192,27 @@ export class SqliteStore implements Store {
     return { items: rows.map(toKeyValue), revision: rev, more: true, remaining };
   }
 
-  async create(key: string, value: string): Promise<KeyValue> {
-    const latest = this.q.latest.get(key);
-    if (latest && !latest.deleted) throw new StorageError('KeyExists', key, undefined, toKeyValue(latest));
-    const id = this.rev + 1;
-    this.appendPut(id, key, id, latest?.id ?? 0, value);
-    const kv = { key, value, createRevision: id, modRevision: id };
-    this.committed({ type: 'put', kv, revision: id });
-    return kv;
+  create(key: string, value: string): Promise<KeyValue> {
+    return this.write(() => {
+      const latest = this.q.latest.get(key);
+      if (latest && !latest.deleted) throw new StorageError('KeyExists', key, undefined, toKeyValue(latest));
+      return this.append('put', key, value, undefined, latest?.id ?? 0);
+    });
   }
 
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    const latest = this.liveLatest(key, expectedModRevision);
-    const id = this.rev + 1;
-    this.appendPut(id, key, latest.create_revision, latest.id, value);
-    const kv = { key, value, createRevision: latest.create_revision, modRevision: id };
-    this.committed({ type: 'put', kv, prevKv: toKeyValue(latest), revision: id });
-    return kv;
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return this.write(() => {
+      const latest = this.liveLatest(key, expectedModRevision);
+      return this.append('put', key, value, latest, latest.id);
+    });
   }
 
-  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    const latest = this.liveLatest(key, expectedModRevision);
-    const id = this.rev + 1;
-    this.q.insert.run(id, key, 1, latest.create_revision, latest.id, latest.value);
-    const kv = { key, value: latest.value, createRevision: latest.create_revision, modRevision: id };
-    this.committed({ type: 'delete', kv, prevKv: toKeyValue(latest), revision: id });
-    return kv;
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.write(() => {
+      const latest = this.liveLatest(key, expectedModRevision);
+      // A tombstone repeats the last value, which was accepted before.
+      return this.append('delete', key, latest.value, latest, latest.id);
+    });
   }
 
   watch(opts: WatchOptions, sink: WatchSink): void {
@@ -189,6 +231,7 @@ export class SqliteStore implements Store {
     setImmediate(() => this.replay(w));
   }
 
+  /** The last committed revision: every event up to it has been offered to the watches. */
   async currentRevision(): Promise<number> {
     return this.rev;
   }
@@ -207,7 +250,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     for (const w of [...this.watches]) w.end(new StorageError('Unavailable', w.prefix, 'store closed'));
     await this.compaction.catch(() => undefined);
-    this.db.close();
+    await this.whenCommitted(() => this.db.close());
   }
 
   /** The key's current row, checked against an expected modRevision. */
@@ -220,15 +263,74 @@ export class SqliteStore implements Store {
     return latest;
   }
 
-  /** Appends a non-tombstone row (a tombstone repeats a value that was already accepted). */
-  private appendPut(id: number, key: string, createRevision: number, prevRevision: number, value: string): void {
-    if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new StorageError('TooLarge', key, `value of ${key} exceeds ${MAX_VALUE_BYTES} bytes`);
-    this.q.insert.run(id, key, 0, createRevision, prevRevision, value);
+  /** Runs `read` once no batch is open (checked in the same synchronous step), so it sees committed rows only. */
+  private async whenCommitted<T>(read: () => T): Promise<T> {
+    while (this.batch) await this.batch.settled;
+    return read();
   }
 
-  private committed(e: WatchEvent): void {
-    this.rev = e.revision;
-    for (const w of this.watches) if (e.kv.key.startsWith(w.prefix)) w.offer(e);
+  /**
+   * Runs one write's checks and append synchronously (so compare-and-swap sees the open batch), and
+   * acknowledges it when its batch commits. A failed check answers after the batch it looked at,
+   * so the value it carries (Conflict, KeyExists) is never an uncommitted one.
+   */
+  private async write(op: () => WatchEvent): Promise<KeyValue> {
+    let event: WatchEvent;
+    try {
+      event = op();
+    } catch (err) {
+      const batch = this.batch;
+      // Some errors (a full disk, RAISE(ROLLBACK)) roll back the whole transaction, taking the batch's rows with it.
+      if (batch && !this.db.inTransaction) this.abort(batch, err);
+      else if (batch) await batch.settled;
+      throw err;
+    }
+    return this.batch!.add(event);
+  }
+
+  /** Appends the row of one write to the turn's batch, opening it if needed. `prev` is the live value replaced. */
+  private append(type: WatchEvent['type'], key: string, value: string, prev: Row | undefined, prevRevision: number): WatchEvent {
+    if (type === 'put' && Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new StorageError('TooLarge', key, `value of ${key} exceeds ${MAX_VALUE_BYTES} bytes`);
+    if (!this.batch) {
+      this.q.begin.run();
+      const batch = new Batch();
+      this.batch = batch;
+      setImmediate(() => this.commit(batch));
+    }
+    const id = this.allocated + 1;
+    const createRevision = prev?.create_revision ?? id;
+    this.q.insert.run(id, key, type === 'delete' ? 1 : 0, createRevision, prevRevision, value);
+    // Only a row that is in: a throwing insert leaves no gap in the revisions.
+    this.allocated = id;
+    return { type, kv: { key, value, createRevision, modRevision: id }, prevKv: prev && toKeyValue(prev), revision: id };
+  }
+
+  private commit(batch: Batch): void {
+    if (this.batch !== batch) return;
+    try {
+      this.q.commit.run();
+    } catch (err) {
+      this.abort(batch, err);
+      return;
+    }
+    this.batch = undefined;
+    for (const { event } of batch.writes) {
+      this.rev = event.revision;
+      for (const w of this.watches) if (event.kv.key.startsWith(w.prefix)) w.offer(event);
+    }
+    batch.commit();
+  }
+
+  /** Drops the batch: nothing of it was committed, so no events, and its revisions are handed out again. */
+  private abort(batch: Batch, cause: unknown): void {
+    this.batch = undefined;
+    try {
+      if (this.db.inTransaction) this.q.rollback.run();
+    } catch {
+      // Then the connection itself is failing: the next BEGIN reports it to its writer.
+    }
+    this.allocated = this.rev;
+    batch.fail(cause);
   }
 
   private readRevision(revision: number | undefined, key: string): number {
@@ -238,20 +340,26 @@ export class SqliteStore implements Store {
     return revision;
   }
 
-  /** Replays one batch of history, then yields so a long replay does not hold the event loop. */
+  /** Replays one step of history, then yields so a long replay does not hold the event loop. */
   private replay(w: SqliteWatch): void {
     if (!this.watches.has(w)) return;
+    if (this.batch) {
+      void this.batch.settled.then(() => this.replay(w));
+      return;
+    }
     if (w.position < this.compactRev) {
       w.end(new StorageError('Compacted', w.prefix, `revision ${w.position} is compacted (below ${this.compactRev})`));
       return;
     }
-    const rows = this.q.history.all({ after: w.position, lo: w.prefix, hi: prefixEnd(w.prefix), limit: BATCH });
+    const rows = this.q.history.all({ after: w.position, lo: w.prefix, hi: prefixEnd(w.prefix), limit: ROWS_PER_STEP });
     for (const r of rows) w.deliver(toEvent(r));
-    if (rows.length === BATCH) setImmediate(() => this.replay(w));
+    if (rows.length === ROWS_PER_STEP) setImmediate(() => this.replay(w));
     else w.caughtUp();
   }
 
   private async compactTo(revision: number): Promise<void> {
+    // Compaction's own transactions must not nest into a batch (they would commit or fail with it).
+    while (this.batch) await this.batch.settled;
     if (revision <= this.compactRev) return;
     if (revision > this.rev) throw new StorageError('TooLarge', '', `cannot compact to future revision ${revision} (current ${this.rev})`);
     // Publish the new bound before deleting anything, so no reader sees a half-compacted past.
@@ -260,17 +368,17 @@ export class SqliteStore implements Store {
     let done = this.q.getMeta.get('compact_done') ?? 0;
     // A row's predecessor is superseded, and a tombstone is dead, once they are at or below `revision`.
     const step = this.db.transaction((from: number) => {
-      const rows = this.q.compactScan.all(from, revision, BATCH);
+      const rows = this.q.compactScan.all(from, revision, ROWS_PER_STEP);
       for (const r of rows) {
         if (r.prev_revision) this.q.deleteRow.run(r.prev_revision);
         if (r.deleted) this.q.deleteRow.run(r.id);
       }
-      const next = rows.length === BATCH ? rows[rows.length - 1].id : revision;
+      const next = rows.length === ROWS_PER_STEP ? rows[rows.length - 1].id : revision;
       this.q.setMeta.run('compact_done', next);
       return next;
     });
     while (done < revision) {
-      done = step(done);
+      done = await this.whenCommitted(() => step(done));
       if (done < revision) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
