@@ -34,9 +34,20 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     for (const t of timers) t.cancel();
     res.end();
   };
+  // Events of one event-loop turn (a burst of writes, a replay) leave in one socket write, not one each.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   const write = (type: string, object: unknown, objectJson = JSON.stringify(object)): boolean => {
     if (closed) return false;
     if (!res.headersSent) startResponse();
+    if (!corked) {
+      corked = true;
+      res.cork();
+      setImmediate(uncork);
+    }
     res.write(`{"type":"${type}","object":${objectJson}}\n`);
     if (res.writableLength > maxBufferedBytes) {
       finish();
