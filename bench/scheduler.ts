@@ -1,7 +1,7 @@
 // bench/scheduler: the scheduler inside `kite server` against `kite sim` clusters of simulated
 // nodes, fed a burst of pods of mixed kinds at a bounded concurrency; and, in the same run, the bare
 // write rate of the store underneath (every bind is one store write) as the ceiling.
-//   node --import tsx bench/scheduler.ts [--nodes 500,5000] [--pods 10000] [--concurrency 64] [--mix mixed|plain] [--server-profile DIR]
+//   node --import tsx bench/scheduler.ts [--nodes 500,5000] [--pods 10000] [--concurrency 64] [--mix mixed|plain] [--profile DIR]
 // Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
 //
 // Per cluster size it reports:
@@ -11,7 +11,7 @@
 //   - p50/p99: per-pod latency from its create being sent to its binding seen on the watch, client-side
 //     clocks (creationTimestamp has one-second resolution);
 //   - Running: time from the first create to the last pod seen Running;
-//   - server/sim CPU: user + system seconds of each process over that same span (the API server's
+//   - server/sim/bench CPU: user + system seconds of each process over that same span (the API server's
 //     event loop is the bottleneck, and CPU per pod moves less than rates when others load the machine);
 //   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,8 +32,9 @@ const podCount = Number(args.flags.get('pods') ?? 10000);
 const concurrency = Number(args.flags.get('concurrency') ?? 64);
 /** "plain" is upstream's SchedulingBasic shape (plain pods only); "mixed" adds the other kinds. */
 const plainOnly = (args.flags.get('mix') ?? 'mixed') === 'plain';
-/** Where the `kite server` process writes V8 CPU profiles (one per thread, on exit); none when unset. */
-const serverProfileDir = args.flags.get('server-profile');
+/** Where `kite server` (one per thread) and `kite sim` write V8 CPU profiles on exit; none when unset. */
+const profileDir = args.flags.get('profile');
+const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)] : []);
 const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const ns = 'bench';
 
@@ -178,6 +179,8 @@ interface Result {
   /** CPU seconds (all threads) from the first create to the last pod Running: robust to a shared machine's load. */
   serverCpuS: number;
   simCpuS: number;
+  /** This process: the creates and the watch that sees every pod (the load generator shares the cores). */
+  benchCpuS: number;
   serverRssPeak: number;
   serverRssEnd: number;
   simRssPeak: number;
@@ -205,7 +208,7 @@ async function runCluster(nodes: number): Promise<Result> {
   let sim: Proc | undefined;
   const loadBefore = loadavg()[0]!;
   try {
-    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/, serverProfileDir ? ['--cpu-prof', '--cpu-prof-dir', serverProfileDir] : []);
+    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/, profileArgs('server'));
     const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
     const rest = new RestClient(await loadKubeconfig(kubeconfig));
     let serverRssPeak = 0;
@@ -231,7 +234,7 @@ async function runCluster(nodes: number): Promise<Result> {
     );
     const simStart = performance.now();
     let simRegisteredS = NaN;
-    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes)], /nodes registered in ([\d.]+)s/);
+    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes)], /nodes registered in ([\d.]+)s/, profileArgs('sim'));
     simRegisteredS = (performance.now() - simStart) / 1000;
     await until(() => ready.size >= nodes, 120_000, `${nodes} nodes Ready`);
     const nodesReadyS = (performance.now() - simStart) / 1000;
@@ -273,6 +276,7 @@ async function runCluster(nodes: number): Promise<Result> {
     const first = performance.now();
     const serverCpuBefore = cpuSeconds(server.proc.pid);
     const simCpuBefore = cpuSeconds(sim.proc.pid);
+    const benchCpuBefore = process.cpuUsage();
     let next = 0;
     let createErrors = 0;
     await Promise.all(
@@ -293,6 +297,8 @@ async function runCluster(nodes: number): Promise<Result> {
     await until(() => running >= podCount - createErrors, 120_000, `${podCount} pods Running (${nodes} nodes)`);
     const serverCpuS = cpuSeconds(server.proc.pid) - serverCpuBefore;
     const simCpuS = cpuSeconds(sim.proc.pid) - simCpuBefore;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
     clearInterval(sampler);
     const serverRssEnd = rssMiB(server.proc.pid);
     serverRssPeak = Math.max(serverRssPeak, serverRssEnd || 0);
@@ -316,6 +322,7 @@ async function runCluster(nodes: number): Promise<Result> {
       running,
       serverCpuS,
       simCpuS,
+      benchCpuS,
       serverRssPeak,
       serverRssEnd,
       simRssPeak,
@@ -369,16 +376,16 @@ async function main(): Promise<void> {
     console.error(`done: ${nodes} nodes`);
   }
   const ceiling = await storeCeiling();
-  console.log('| nodes | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server CPU s | sim CPU s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| nodes | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server CPU s | sim CPU s | bench CPU s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const boundNote = r.bound < podCount ? ` (${r.bound}/${podCount} bound)` : '';
     const runNote = r.running < podCount ? ` (${r.running}/${podCount})` : '';
     console.log(
-      `| ${r.nodes} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f1(r.serverCpuS)} | ${f1(r.simCpuS)} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
+      `| ${r.nodes} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f1(r.serverCpuS)} | ${f1(r.simCpuS)} | ${f1(r.benchCpuS)} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
     );
   }
-  console.log(`| store ceiling | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | |`);
+  console.log(`| store ceiling | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | | |`);
 }
 
 await main();
