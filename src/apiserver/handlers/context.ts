@@ -46,6 +46,19 @@ export function dryRunOf(values: string[]): boolean {
   return values.length > 0;
 }
 
+/** The JSON of served objects: the watch cache hands every watcher of an event, and the write's own response, the same instance. */
+const serialized = new WeakMap<object, string>();
+
+/** obj with its type meta as JSON, serialized once however many watchers and responses send it. */
+export function objectJson(resource: ResourceInfo, obj: StoredObject): string {
+  let json = serialized.get(obj);
+  if (json === undefined) {
+    json = JSON.stringify(withTypeMeta(resource, obj));
+    serialized.set(obj, json);
+  }
+  return json;
+}
+
 /** Every object leaves the server with its kind and apiVersion. */
 export function withTypeMeta(resource: ResourceInfo, obj: StoredObject): StoredObject {
   if (obj.kind === resource.kind && obj.apiVersion === apiVersionOf(resource.group, resource.version)) return obj;

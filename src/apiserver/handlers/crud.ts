@@ -6,9 +6,9 @@ import { checkObject } from '../../api/decode.js';
 import { toTable } from '../printers/table.js';
 import { badRequest, hasStatusCode, notFound, StatusError } from '../errors.js';
 import { decodeObjectBody, readBody } from '../http/body.js';
-import { writeObject } from '../http/respond.js';
+import { writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
-import { boolQuery, dryRunOf, intQuery, query, withTypeMeta, type ResourceRequest } from './context.js';
+import { boolQuery, dryRunOf, intQuery, objectJson, query, withTypeMeta, type ResourceRequest } from './context.js';
 import { selectionFor } from './selectors.js';
 import { validateListOptions } from './listoptions.js';
 import { fieldManagerFor, trackManagedFields } from './managed.js';
@@ -29,6 +29,12 @@ export function render(r: ResourceRequest, obj: StoredObject): unknown {
   if (r.output.kind === 'table') return toTable(r.resource, [typed], { includeObject: includeObjectOf(r), now: r.clock.now() });
   if (r.output.kind === 'partial') return partial(typed);
   return typed;
+}
+
+/** Answers with a written object; as plain JSON it is the text its watchers were sent. */
+export function writeServed(r: ResourceRequest, code: number, obj: StoredObject, warnings: string[] = []): void {
+  if (r.output.kind === 'object' && !r.output.yaml) writeJson(r.res, code, objectJson(r.resource, obj), warnings);
+  else writeObject(r.res, code, render(r, obj), r.output.yaml, warnings);
 }
 
 function includeObjectOf(r: ResourceRequest): 'None' | 'Metadata' | 'Object' {
@@ -114,14 +120,14 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
   const { obj, warnings } = await decodeInput(r);
   const created = await r.registry.create(r.info.namespace, obj, writeOptions(r, dryRun, ''));
-  writeObject(r.res, 201, render(r, created), r.output.yaml, warnings);
+  writeServed(r, 201, created, warnings);
 }
 
 export async function handleUpdate(r: ResourceRequest, subresource = ''): Promise<void> {
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
   const { obj, warnings } = await decodeInput(r, r.info.name);
   const result = await r.registry.update(r.info.namespace, r.info.name, () => obj, writeOptions(r, dryRun, subresource));
-  writeObject(r.res, result.created ? 201 : 200, render(r, result.object), r.output.yaml, warnings);
+  writeServed(r, result.created ? 201 : 200, result.object, warnings);
 }
 
 /** DeleteOptions from the body (kubectl sends one) and the query (curl users do). */

@@ -8,14 +8,13 @@ import { checkObject } from '../../api/decode.js';
 import { badRequest, notFound, unsupportedMediaType } from '../errors.js';
 import { parseJson, parseYaml, readBody } from '../http/body.js';
 import { mediaType } from '../http/negotiation.js';
-import { writeObject } from '../http/respond.js';
 import { applyJsonPatch } from '../patch/jsonpatch.js';
 import { applyMergePatch } from '../patch/mergepatch.js';
 import { applyStrategicMergePatch } from '../patch/strategic.js';
 import { applyPatch, validatePatchOptions } from '../patch/apply.js';
 import type { JsonObject } from '../patch/json.js';
 import { dryRunOf, query, type ResourceRequest } from './context.js';
-import { fieldValidationOf, prepareInput, render, writeOptions } from './crud.js';
+import { fieldValidationOf, prepareInput, writeOptions, writeServed } from './crud.js';
 import { resetFieldsFor } from './managed.js';
 import { rfc3339 } from '../../api/time.js';
 
@@ -91,7 +90,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
       },
       { dryRun, user: r.user, subresource, allowCreate: subresource === '' },
     );
-    writeObject(r.res, result.created ? 201 : 200, render(r, result.object), r.output.yaml, warnings);
+    writeServed(r, result.created ? 201 : 200, result.object, warnings);
     return;
   }
 
@@ -110,5 +109,5 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
     },
     writeOptions(r, dryRun, subresource),
   );
-  writeObject(r.res, 200, render(r, result.object), r.output.yaml, warnings);
+  writeServed(r, 200, result.object, warnings);
 }

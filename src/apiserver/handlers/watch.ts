@@ -2,7 +2,7 @@
 // BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
 import { apiVersionOf, type StoredObject } from '../../api/meta.js';
 import type { StatusError } from '../errors.js';
-import { boolQuery, intQuery, query, withTypeMeta, type ResourceRequest } from './context.js';
+import { boolQuery, intQuery, objectJson, query, type ResourceRequest } from './context.js';
 import { render } from './crud.js';
 import { selectionFor } from './selectors.js';
 import { validateListOptions } from './listoptions.js';
@@ -11,9 +11,6 @@ import { validateListOptions } from './listoptions.js';
 const minRequestTimeoutSeconds = 1800;
 const bookmarkIntervalMs = 60_000;
 const maxBufferedBytes = 16 * 1024 * 1024;
-
-/** The JSON of event objects shared by many watchers (the cache hands each the same instance). */
-const serialized = new WeakMap<object, string>();
 
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const selection = selectionFor(r, r.info.name || undefined);
@@ -79,13 +76,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       event: (type, obj) => {
         lastRv = Math.max(lastRv, Number(obj.metadata.resourceVersion ?? 0));
         if (r.output.kind !== 'object') return write(type, render(r, obj));
-        // Every plain-JSON watcher of this event sends the same bytes: serialize once.
-        let json = serialized.get(obj);
-        if (json === undefined) {
-          json = JSON.stringify(withTypeMeta(r.resource, obj));
-          serialized.set(obj, json);
-        }
-        return write(type, undefined, json);
+        return write(type, undefined, objectJson(r.resource, obj));
       },
       fail: (err: StatusError) => {
         write('ERROR', err.toStatus());

@@ -5,9 +5,19 @@ import { StatusError, internalError, isStatusError } from '../errors.js';
 
 export function writeObject(res: ServerResponse, code: number, body: unknown, yaml = false, warnings: string[] = []): void {
   if (res.headersSent) return;
-  const text = yaml ? YAML.stringify(body) : JSON.stringify(body);
+  if (yaml) writeBody(res, code, YAML.stringify(body), 'application/yaml', warnings);
+  else writeBody(res, code, JSON.stringify(body), 'application/json', warnings);
+}
+
+/** An object already serialized as JSON. */
+export function writeJson(res: ServerResponse, code: number, json: string, warnings: string[] = []): void {
+  if (res.headersSent) return;
+  writeBody(res, code, json, 'application/json', warnings);
+}
+
+function writeBody(res: ServerResponse, code: number, text: string, contentType: string, warnings: string[]): void {
   const headers: Record<string, string | string[]> = {
-    'Content-Type': yaml ? 'application/yaml' : 'application/json',
+    'Content-Type': contentType,
     'Content-Length': String(Buffer.byteLength(text)),
     'Cache-Control': 'no-cache, private',
   };

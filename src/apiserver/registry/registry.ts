@@ -168,6 +168,22 @@ export class Registry {
     return this.strategy.toServed ? this.strategy.toServed(obj) : obj;
   }
 
+  /**
+   * Stores obj through `write`. Where the stored form is the served one, the watch cache keeps obj
+   * itself for the write's event instead of parsing it back: obj is the writer's own copy and is not
+   * changed after this (but for its resourceVersion, set to the same revision).
+   */
+  private async writeObject(key: string, obj: StoredObject, write: (value: string) => Promise<KeyValue>): Promise<KeyValue> {
+    const value = this.encode(obj);
+    if (this.strategy.toStored || this.strategy.toServed) return write(value);
+    const withdraw = this.deps.cache.expectWrite(key, value, obj);
+    try {
+      return await write(value);
+    } finally {
+      withdraw();
+    }
+  }
+
   private encode(obj: KubeObject): string {
     const stored = this.strategy.toStored ? this.strategy.toStored(obj) : obj;
     const { resourceVersion: _rv, ...meta } = stored.metadata ?? {};
@@ -377,7 +393,8 @@ export class Registry {
       return obj;
     }
     try {
-      const kv = await this.deps.store.create(this.keyFor(namespace, obj.metadata.name!), this.encode(obj));
+      const key = this.keyFor(namespace, obj.metadata.name!);
+      const kv = await this.writeObject(key, obj, (value) => this.deps.store.create(key, value));
       // What was written is obj itself: no need to parse it back.
       obj.metadata.resourceVersion = String(kv.modRevision);
       return obj;
@@ -458,7 +475,7 @@ export class Registry {
       if (opts.dryRun) return { object: obj, created: false };
       try {
         if (this.shouldDeleteAfterUpdate(obj)) return { object: await this.deleteNow(key, kv!, obj), created: false };
-        const written = await this.deps.store.update(key, this.encode(obj), kv!.modRevision);
+        const written = await this.writeObject(key, obj, (value) => this.deps.store.update(key, value, kv!.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
         return { object: obj, created: false };
       } catch (err) {

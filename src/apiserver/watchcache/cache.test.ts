@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { FakeClock } from '../../util/clock.js';
+import type { StoredObject } from '../../api/meta.js';
 import { decodeStored } from '../registry/registry.js';
 import { TooOldError, WatchCache, type CacheEvent } from './cache.js';
 
@@ -63,5 +64,46 @@ describe('WatchCache event window', () => {
     const more = await write(2);
     cancel();
     assert.deepEqual(seen, [revs[4]!, ...more]);
+  });
+});
+
+describe('WatchCache expected writes', () => {
+  let store: SqliteStore;
+  let cache: WatchCache;
+  beforeEach(async () => {
+    store = new SqliteStore(':memory:');
+    cache = new WatchCache({ store, prefix, decode: decodeStored, clock: new FakeClock() });
+    await cache.start();
+  });
+  afterEach(async () => {
+    cache.stop();
+    await store.close();
+  });
+
+  it("keeps the writer's object for its own event, with the event's resourceVersion", async () => {
+    const key = `${prefix}default/mine`;
+    const object: StoredObject = { metadata: { name: 'mine' }, data: { a: '1' } };
+    const value = JSON.stringify(object);
+    const withdraw = cache.expectWrite(key, value, object);
+    const kv = await store.create(key, value);
+    withdraw();
+    const cached = cache.get(key)!;
+    assert.equal(cached.object, object, 'the same instance, not a parse of the value');
+    assert.equal(object.metadata.resourceVersion, String(kv.modRevision));
+  });
+
+  it('decodes an event whose value is not the expected one, and forgets withdrawn promises', async () => {
+    const key = `${prefix}default/other`;
+    const expected = { metadata: { name: 'other' }, data: { a: 'expected' } };
+    const withdraw = cache.expectWrite(key, JSON.stringify(expected), expected);
+    await store.create(key, JSON.stringify({ metadata: { name: 'other' }, data: { a: 'written' } }));
+    assert.notEqual(cache.get(key)!.object, expected);
+    assert.deepEqual(cache.get(key)!.object.data, { a: 'written' });
+    withdraw();
+    const late = { metadata: { name: 'late' } };
+    const lateKey = `${prefix}default/late`;
+    cache.expectWrite(lateKey, JSON.stringify(late), late)();
+    await store.create(lateKey, JSON.stringify(late));
+    assert.notEqual(cache.get(lateKey)!.object, late, 'a promise withdrawn before the event is not used');
   });
 });

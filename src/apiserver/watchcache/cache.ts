@@ -63,6 +63,8 @@ export class WatchCache {
   private readonly abort = new AbortController();
   private readyPromise: Promise<void> | undefined;
   private readonly capacity: number;
+  /** Objects of writes in flight by key, with the exact value written: see expectWrite. */
+  private readonly expected = new Map<string, { value: string; object: StoredObject }>();
 
   constructor(private readonly opts: WatchCacheOptions) {
     this.capacity = opts.capacity ?? 20_000;
@@ -116,11 +118,34 @@ export class WatchCache {
     }
   }
 
+  /**
+   * A writer's promise that `object` is what `value` decodes to: when the write's event arrives
+   * (before the write resolves, for stores with a synchronous watch) the cache keeps that instance
+   * instead of parsing the value again, and the writer's response can share its serialization with
+   * the watchers'. The object must not change afterwards (its resourceVersion is set to the event's).
+   * The returned function withdraws the promise once the write has settled.
+   */
+  expectWrite(key: string, value: string, object: StoredObject): () => void {
+    const entry = { value, object };
+    this.expected.set(key, entry);
+    return () => {
+      if (this.expected.get(key) === entry) this.expected.delete(key);
+    };
+  }
+
+  private decodePut(kv: KeyValue): StoredObject {
+    const expected = this.expected.get(kv.key);
+    if (expected?.value !== kv.value) return this.opts.decode(kv);
+    this.expected.delete(kv.key);
+    expected.object.metadata.resourceVersion = String(kv.modRevision);
+    return expected.object;
+  }
+
   private apply(e: WatchEvent): void {
     const key = e.kv.key;
     let ev: CacheEvent;
     if (e.type === 'put') {
-      const object = this.opts.decode(e.kv);
+      const object = this.decodePut(e.kv);
       const prev = this.items.get(key);
       this.items.set(key, { key, object, rv: e.revision });
       ev = { type: prev ? 'MODIFIED' : 'ADDED', key, object, prevObject: prev?.object, rv: e.revision };
