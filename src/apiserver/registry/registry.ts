@@ -377,6 +377,7 @@ export class Registry {
 
   // ---- create -------------------------------------------------------------------------------
 
+  /** Creates the object; input becomes the stored object (callers hand over a copy of their own, e.g. a decoded request body). */
   async create(namespace: string, input: KubeObject, opts: WriteOptions): Promise<StoredObject> {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
@@ -406,7 +407,7 @@ export class Registry {
 
   /** Fills server-owned metadata of a new object. */
   private prepareNew(namespace: string, input: KubeObject): StoredObject {
-    const obj = structuredClone(input) as StoredObject;
+    const obj = input as StoredObject;
     obj.metadata ??= {};
     const meta = obj.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
@@ -448,7 +449,8 @@ export class Registry {
       if (!current) {
         if (!(this.strategy.allowCreateOnUpdate || opts.allowCreate) || opts.subresource) throw notFound(this.qualified, name);
         if (proposed.metadata?.resourceVersion) throw notFound(this.qualified, name);
-        const obj = { ...proposed, metadata: { ...proposed.metadata, name } };
+        // A copy: create fills in the object, and a lost race retries from proposed as an update.
+        const obj = structuredClone({ ...proposed, metadata: { ...proposed.metadata, name } });
         try {
           return { object: await this.create(namespace, obj, opts), created: true };
         } catch (err) {
