@@ -22,7 +22,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../src/cli/args.js';
 import { RestClient } from '../src/client/rest.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
-import { defaultPlugins } from '../src/scheduler/registry.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { percentile } from './load.js';
 
@@ -38,18 +37,15 @@ const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-d
 const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const ns = 'bench';
 
-const registered = (name: string) => defaultPlugins.some((p) => p.name === name);
-const withAffinity = registered('InterPodAffinity');
-const withSpread = registered('PodTopologySpread');
 
 type Kind = 'plain' | 'nodeSelector' | 'antiAffinity' | 'spread';
 
-/** Out of every ten pods: 6 plain, 2 nodeSelector, 1 anti-affinity, 1 topology spread (plain instead when the plugin is absent). */
+/** Out of every ten pods: 6 plain, 2 nodeSelector, 1 anti-affinity, 1 topology spread. */
 function kindOf(i: number): Kind {
   if (plainOnly) return 'plain';
   const slot = i % 10;
-  if (slot === 8 && withAffinity) return 'antiAffinity';
-  if (slot === 9 && withSpread) return 'spread';
+  if (slot === 8) return 'antiAffinity';
+  if (slot === 9) return 'spread';
   if (slot === 6 || slot === 7) return 'nodeSelector';
   return 'plain';
 }
@@ -366,7 +362,7 @@ const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
 
 async function main(): Promise<void> {
-  const mix = plainOnly ? 'all plain' : `60% plain, 20% nodeSelector, ${withAffinity ? '10% required anti-affinity (groups of 10, hostname)' : '10% plain (InterPodAffinity not registered)'}, ${withSpread ? '10% topology spread (groups of 50, hostname, maxSkew 1)' : '10% plain (PodTopologySpread not registered)'}`;
+  const mix = plainOnly ? 'all plain' : '60% plain, 20% nodeSelector, 10% required anti-affinity (groups of 10, hostname), 10% topology spread (groups of 50, hostname, maxSkew 1)';
   console.log(`bench/scheduler: ${podCount} pods (${mix}), created ${concurrency} at a time; node counts ${nodeCounts.join(', ')}`);
   console.log(`machine: ${(await import('node:os')).cpus().length} CPUs, load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   const results: Result[] = [];

@@ -18,16 +18,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultPlugins } from '../../src/scheduler/registry.js';
 import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
 
 const NODES = 6;
 
-const registered = (name: string) => defaultPlugins.some((p) => p.name === name);
-const interPodAffinity = registered('InterPodAffinity');
-const podTopologySpread = registered('PodTopologySpread');
-const defaultPreemption = registered('DefaultPreemption');
-const pending = (ready: boolean) => (ready ? {} : { todo: 'plugin pending' });
 
 /**
  * Upstream's FailedScheduling message (1.33 FitError.Error()): "0/N nodes are available: <sorted
@@ -36,8 +30,7 @@ const pending = (ready: boolean) => (ready ? {} : { todo: 'plugin pending' });
  * releases appended it in the " %v." format and printed "..").
  */
 function failedScheduling(filter: string[], preemption: string[]): string {
-  const base = `0/${NODES} nodes are available: ${filter.join(', ')}.`;
-  return defaultPreemption ? `${base} preemption: 0/${NODES} nodes are available: ${preemption.join(', ')}.` : base;
+  return `0/${NODES} nodes are available: ${filter.join(', ')}. preemption: 0/${NODES} nodes are available: ${preemption.join(', ')}.`;
 }
 
 const nodeTemplate = {
@@ -398,7 +391,7 @@ describe('scheduler: kite server + kite sim, checked with kubectl', () => {
     assert.equal(r.stderr.trim(), `No resources found in ${ns} namespace.`);
   });
 
-  it('spreads replicas with required pod anti-affinity over distinct nodes', pending(interPodAffinity), async () => {
+  it('spreads replicas with required pod anti-affinity over distinct nodes', async () => {
     const ns = 'sched-anti';
     namespace(ns);
     const anti = `${selector({ pool: 'general' })}  affinity:
@@ -420,7 +413,7 @@ describe('scheduler: kite server + kite sim, checked with kubectl', () => {
     );
   });
 
-  it('spreads pods evenly across zones with a topology spread constraint', pending(podTopologySpread), async () => {
+  it('spreads pods evenly across zones with a topology spread constraint', async () => {
     const ns = 'sched-spread';
     namespace(ns);
     // zone-a has two general nodes and zone-b one: spreading by node would put more in zone-a.
@@ -439,7 +432,7 @@ describe('scheduler: kite server + kite sim, checked with kubectl', () => {
     assert.deepEqual(perZone, { 'zone-a': 2, 'zone-b': 2 }, `nodes: ${nodes.join(', ')}`);
   });
 
-  it('preempts a lower-priority pod for a higher-priority one', pending(defaultPreemption), async () => {
+  it('preempts a lower-priority pod for a higher-priority one', async () => {
     const ns = 'sched-preempt';
     namespace(ns);
     const classes = `apiVersion: scheduling.k8s.io/v1
