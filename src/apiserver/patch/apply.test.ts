@@ -125,6 +125,54 @@ void describe('updateManagedFields', () => {
   });
 });
 
+void describe('updateManagedFields reuses stored FieldsV1', () => {
+  const entriesOf = (obj: JsonObject) => new Map(((obj.metadata as JsonObject).managedFields as JsonObject[]).map((e) => [e.manager, e]));
+  const withLabel = (obj: JsonObject, value: string) => {
+    const next = structuredClone(obj);
+    (next.metadata as JsonObject).labels = { app: value };
+    return next;
+  };
+  const created = write(undefined, manifest({ labels: { app: 'a' } }), 'creator').object;
+  const relabelled = write(created, withLabel(created, 'b'), 'labeller', t1).object;
+
+  void it('an untouched manager keeps its entry\'s FieldsV1 object; one whose fields were taken is encoded anew', () => {
+    const withStatus = { ...structuredClone(relabelled), status: { phase: 'Running' } };
+    const { object } = write(relabelled, withStatus, 'kubelet', t2, 'status');
+    const before = entriesOf(relabelled);
+    const after = entriesOf(object);
+    assert.equal(after.get('creator')!.fieldsV1, before.get('creator')!.fieldsV1);
+    assert.equal(after.get('labeller')!.fieldsV1, before.get('labeller')!.fieldsV1);
+
+    const retaken = entriesOf(write(relabelled, withLabel(relabelled, 'c'), 'creator', t2).object);
+    assert.notEqual(retaken.get('creator')!.fieldsV1, before.get('creator')!.fieldsV1);
+    assert.ok(((retaken.get('creator')!.fieldsV1 as JsonObject)['f:metadata'] as JsonObject)['f:labels'], 'the creator owns the label again');
+    assert.equal(retaken.has('labeller'), false, 'the labeller lost its only field');
+  });
+
+  void it('a writer rewriting the fields it owns keeps its FieldsV1 object and moves its time', () => {
+    const withPhase = (obj: JsonObject, phase: string) => ({ ...structuredClone(obj), status: { phase } });
+    const statusWrite = (old: JsonObject, updated: JsonObject, now: string) =>
+      updateManagedFields(old, updated, { manager: 'kubelet', apiVersion: 'v1', now, schema, subresource: 'status', resetFields: [['spec']] }).object;
+    const running = statusWrite(relabelled, withPhase(relabelled, 'Running'), t1);
+    const again = entriesOf(statusWrite(running, withPhase(running, 'Succeeded'), t2)).get('kubelet')!;
+    assert.equal(again.fieldsV1, entriesOf(running).get('kubelet')!.fieldsV1);
+    assert.equal(again.time, t2);
+  });
+
+  void it('a stored or requested entry not in canonical form is normalised', () => {
+    const messy = structuredClone(relabelled);
+    const entries = (messy.metadata as JsonObject).managedFields as JsonObject[];
+    // Elements out of order, a "." not leading, and a leaf spelled {".": {}}.
+    entries.find((e) => e.manager === 'creator')!.fieldsV1 = { 'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { 'f:name': {}, '.': {}, 'f:image': {} } } }, 'f:metadata': { 'f:labels': { '.': {} } } };
+    const want = { 'f:metadata': { 'f:labels': {} }, 'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } };
+    const withStatus = { ...structuredClone(messy), status: { phase: 'Running' } };
+    const stored = entriesOf(write(messy, withStatus, 'kubelet', t2, 'status').object).get('creator')!.fieldsV1;
+    assert.equal(JSON.stringify(stored), JSON.stringify(want));
+    const requested = entriesOf(write(relabelled, withLabel(messy, 'e'), 'labeller', t2).object).get('creator')!.fieldsV1;
+    assert.equal(JSON.stringify(requested), JSON.stringify(want));
+  });
+});
+
 void describe('applyPatch', () => {
   void it('creates an object and owns exactly the applied fields', () => {
     const { object, managedFields } = apply(undefined, manifest({ labels: { app: 'web' } }));

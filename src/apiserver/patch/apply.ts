@@ -8,6 +8,7 @@ import { forbidden, invalid as invalidField, Path, required, tooLong, type Field
 import { badRequest, invalid, type StatusError } from '../errors.js';
 import { deepClone, deepEqual, isObject, type JsonObject } from './json.js';
 import {
+  compareTimes,
   conflictError,
   decodeManagedFields,
   encodeManagedFields,
@@ -66,11 +67,27 @@ export function validatePatchOptions(isApply: boolean, opts: { fieldManager?: st
 
 type ListType = 'atomic' | 'set' | 'map';
 
+interface ListKind {
+  type: ListType;
+  /** The list-map keys, sorted as they appear in a `k:` element. */
+  keys: readonly string[];
+}
+
+// Schemas are static: each one's list kind is worked out once (it is asked for at every list node and item).
+const listKinds = new WeakMap<FieldSchema, ListKind>();
+const untypedList: ListKind = { type: 'atomic', keys: [] };
+
 /** Built-in lists carry only patch tags; upstream derives the list type from them when none is declared. */
-function listTypeOf(s: FieldSchema | undefined): { type: ListType; keys: string[] } {
-  const merge = (s?.patchStrategy ?? '').split(',').includes('merge');
-  const type = s?.listType ?? (merge ? (s?.patchMergeKey ? 'map' : 'set') : 'atomic');
-  return { type, keys: s?.listMapKeys ?? (s?.patchMergeKey ? [s.patchMergeKey] : []) };
+function listTypeOf(s: FieldSchema | undefined): ListKind {
+  if (!s) return untypedList;
+  let kind = listKinds.get(s);
+  if (!kind) {
+    const merge = (s.patchStrategy ?? '').split(',').includes('merge');
+    const type = s.listType ?? (merge ? (s.patchMergeKey ? 'map' : 'set') : 'atomic');
+    kind = { type, keys: [...(s.listMapKeys ?? (s.patchMergeKey ? [s.patchMergeKey] : []))].sort() };
+    listKinds.set(s, kind);
+  }
+  return kind;
 }
 
 function isAtomicMap(s: FieldSchema | undefined): boolean {
@@ -94,7 +111,7 @@ function itemElement(listSchema: FieldSchema | undefined, item: unknown, index: 
   const { type, keys } = listTypeOf(listSchema);
   if (type === 'map' && isObject(item)) {
     const key: JsonObject = {};
-    for (const k of [...keys].sort()) {
+    for (const k of keys) {
       const v = item[k] ?? listMapKeyDefaults[k];
       if (v !== undefined) key[k] = v;
     }
@@ -115,24 +132,29 @@ function isGranularMap(s: FieldSchema | undefined, v: unknown): v is JsonObject 
 /** The fields a value sets (upstream's ToFieldSet): leaves, list items, map keys, and null or empty struct fields. */
 function toFieldSet(value: unknown, schema: FieldSchema | undefined): FieldSet {
   const set = new FieldSet();
-  const walk = (v: unknown, s: FieldSchema | undefined, path: PathElement[]) => {
+  const path: PathElement[] = []; // one stack for the walk: insert copies nothing
+  const walk = (v: unknown, s: FieldSchema | undefined) => {
     if (isGranularList(s, v)) {
-      v.forEach((item, i) => {
-        const p = [...path, itemElement(s, item, i)];
-        walk(item, s?.items, p);
-        set.insert(p);
-      });
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        path.push(itemElement(s, item, i));
+        walk(item, s?.items);
+        set.insert(path);
+        path.pop();
+      }
     } else if (isGranularMap(s, v)) {
-      for (const [k, x] of Object.entries(v)) {
-        const p = [...path, `f:${k}`];
-        walk(x, fieldSchema(s, k), p);
-        if (!isNamedField(s, k) || x === null || (isObject(x) && Object.keys(x).length === 0)) set.insert(p);
+      for (const k of Object.keys(v)) {
+        const x = v[k];
+        path.push(`f:${k}`);
+        walk(x, fieldSchema(s, k));
+        if (!isNamedField(s, k) || x === null || (isObject(x) && Object.keys(x).length === 0)) set.insert(path);
+        path.pop();
       }
     } else {
       set.insert(path);
     }
   };
-  walk(value, schema, []);
+  walk(value, schema);
   return set;
 }
 
@@ -271,7 +293,8 @@ const isEmptyContainer = (v: unknown) =>
  */
 function compare(lhs: unknown, rhs: unknown, schema: FieldSchema | undefined): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  const walk = (l: unknown, r: unknown, s: FieldSchema | undefined, path: PathElement[]) => {
+  const path: PathElement[] = []; // one stack for the walk: insert copies nothing
+  const walk = (l: unknown, r: unknown, s: FieldSchema | undefined) => {
     const lists = (l === undefined || isGranularList(s, l)) && (r === undefined || isGranularList(s, r));
     const maps = (l === undefined || isGranularMap(s, l)) && (r === undefined || isGranularMap(s, r));
     if ((!lists && !maps) || (isEmptyContainer(l) && isEmptyContainer(r))) {
@@ -285,22 +308,41 @@ function compare(lhs: unknown, rhs: unknown, schema: FieldSchema | undefined): C
       const right = new Map<PathElement, unknown>();
       ((r as unknown[] | undefined) ?? []).forEach((item, i) => right.set(itemElement(s, item, i), item));
       const seen = new Set<PathElement>();
-      ((l as unknown[] | undefined) ?? []).forEach((item, i) => {
+      const left = (l as unknown[] | undefined) ?? [];
+      for (let i = 0; i < left.length; i++) {
+        const item = left[i];
         const pe = itemElement(s, item, i);
         seen.add(pe);
-        walk(item, right.get(pe), s?.items, [...path, pe]);
-      });
-      for (const [pe, item] of right) if (!seen.has(pe)) walk(undefined, item, s?.items, [...path, pe]);
+        path.push(pe);
+        walk(item, right.get(pe), s?.items);
+        path.pop();
+      }
+      for (const [pe, item] of right) {
+        if (seen.has(pe)) continue;
+        path.push(pe);
+        walk(undefined, item, s?.items);
+        path.pop();
+      }
     } else {
       const lm = (l as JsonObject | undefined) ?? {};
       const rm = (r as JsonObject | undefined) ?? {};
-      for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)])) walk(lm[k], rm[k], fieldSchema(s, k), [...path, `f:${k}`]);
+      for (const k of Object.keys(lm)) {
+        path.push(`f:${k}`);
+        walk(lm[k], rm[k], fieldSchema(s, k));
+        path.pop();
+      }
+      for (const k of Object.keys(rm)) {
+        if (Object.hasOwn(lm, k)) continue;
+        path.push(`f:${k}`);
+        walk(undefined, rm[k], fieldSchema(s, k));
+        path.pop();
+      }
     }
     if (path.length === 0 || (path[path.length - 1]!.startsWith('f:') && s?.properties)) return;
     if (l === undefined) c.added.insert(path);
     else if (r === undefined) c.removed.insert(path);
   };
-  walk(lhs, rhs, schema, []);
+  walk(lhs, rhs, schema);
   return c;
 }
 
@@ -336,7 +378,8 @@ function update(live: unknown, next: unknown, managers: Managers, workflow: stri
     const clash = m.set.intersection(changed);
     if (!clash.isEmpty()) {
       lost.set(key, clash);
-      for (const path of clash.paths()) conflicts.push({ manager: m, path });
+      // Forced writes take the fields without reporting them.
+      if (!force) for (const path of clash.paths()) conflicts.push({ manager: m, path });
     }
   }
   if (!force && conflicts.length > 0) throw new Conflicts(conflicts);
@@ -583,12 +626,16 @@ export function updateManagedFields(old: JsonObject | undefined, updated: JsonOb
  */
 function recordUpdate(before: JsonObject, after: JsonObject, managers: Managers, opts: UpdateOptions): void {
   const self = '\u0000current-operation';
+  const key = managerKey({ manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
+  const owned = managers.get(key)?.set;
   const c = update(before, after, managers, self, true, opts.schema);
   const set = c.modified.union(c.added).recursiveDifference(resetFieldSet(opts.resetFields)).difference(strippedFields);
   if (set.isEmpty()) return;
-  const key = managerKey({ manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, subresource: opts.subresource });
   const prev = managers.get(key);
-  const m = entryFor(opts.manager, 'Update', opts.apiVersion, opts.subresource, prev ? set.union(prev.set) : set);
+  let merged = prev ? set.union(prev.set) : set;
+  // A writer that rewrote the fields it owned ends up with its old set: keep that set, whose stored encoding carries over.
+  if (owned && merged.equals(owned)) merged = owned;
+  const m = entryFor(opts.manager, 'Update', opts.apiVersion, opts.subresource, merged);
   m.time = opts.now;
   managers.set(key, m);
   capUpdateManagers(managers);
@@ -600,10 +647,9 @@ const oldUpdatesManager = 'ancient-changes';
 
 /** Merges the oldest Update entries into an `ancient-changes` entry per version (upstream's capManagersManager). */
 function capUpdateManagers(managers: Managers): void {
-  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
   const updaters = [...managers.entries()]
     .filter(([, m]) => m.operation === 'Update')
-    .sort(([ka, a], [kb, b]) => seconds(a.time) - seconds(b.time) || (ka < kb ? -1 : ka > kb ? 1 : 0));
+    .sort(([ka, a], [kb, b]) => compareTimes(a.time, b.time) || (ka < kb ? -1 : ka > kb ? 1 : 0));
   let count = updaters.length;
   const firstOfVersion = new Map<string, string>();
   for (const [key, m] of updaters) {

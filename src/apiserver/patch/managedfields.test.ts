@@ -52,6 +52,24 @@ void describe('FieldSet', () => {
     assert.ok(a.difference(a).isEmpty());
   });
 
+  void it('equals compares paths, not identity', () => {
+    assert.ok(a.equals(FieldSet.of(a.paths())));
+    assert.ok(!a.equals(b));
+    assert.ok(!a.equals(a.difference(FieldSet.of([['f:a', 'f:x']]))));
+  });
+
+  void it('operations that change nothing return an operand, and share unchanged subtrees', () => {
+    const empty = new FieldSet();
+    assert.equal(a.union(empty), a);
+    assert.equal(empty.union(a), a);
+    assert.equal(a.union(FieldSet.of([['f:a', 'f:x']])), a);
+    assert.equal(a.difference(empty), a);
+    assert.equal(a.difference(FieldSet.of([['f:z']])), a);
+    assert.equal(a.recursiveDifference(empty), a);
+    assert.equal(a.union(b).children.get('f:a'), a.children.get('f:a'));
+    assert.equal(a.difference(FieldSet.of([['f:c']])).children.get('f:b'), a.children.get('f:b'));
+  });
+
   void it('prints set items and indices', () => {
     assert.equal(pathString(['f:metadata', 'f:finalizers', 'v:"x"']), '.metadata.finalizers[="x"]');
     assert.equal(pathString(['f:l', 'i:3']), '.l[3]');
@@ -73,6 +91,25 @@ void describe('managedFields encoding', () => {
       { ...entry('empty', 'Update', '2026-01-01T00:00:00Z'), fieldsV1: {} },
     ]);
     assert.deepEqual(encodeManagedFields(managers).map((e) => e.manager), ['late', 'a', 'b', 'z']);
+  });
+
+  void it('keeps a canonical entry\'s FieldsV1 object and rewrites any other', () => {
+    const entry = (fieldsV1: object) => ({ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1 });
+    assert.equal(encodeManagedFields(decodeManagedFields([entry(v1)]))[0]!.fieldsV1, v1);
+    const messy = [
+      { 'f:b': {}, 'f:a': {} },
+      { '.': {}, 'f:a': {} },
+      { 'f:a': { '.': {} } },
+      { 'f:a': { 'f:x': {}, '.': {} } },
+      { 'f:a': { '.': { 'f:y': {} }, 'f:x': {} } },
+      { 'f:l': { 'i:10': {}, 'i:9': {} } },
+    ];
+    for (const fieldsV1 of messy) {
+      const got = encodeManagedFields(decodeManagedFields([entry(fieldsV1)]))[0]!.fieldsV1;
+      assert.notEqual(got, fieldsV1);
+      assert.equal(JSON.stringify(got), JSON.stringify(FieldSet.fromFieldsV1(fieldsV1).toFieldsV1()));
+      assert.notEqual(JSON.stringify(got), JSON.stringify(fieldsV1), `${JSON.stringify(fieldsV1)} is rewritten`);
+    }
   });
 
   void it('merges duplicate entries of one manager', () => {

@@ -22,10 +22,55 @@ function comparePathElements(a: PathElement, b: PathElement): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A set of field paths, as a tree: `members` are paths ending here, `children` continue below. */
+const isEmptyObject = (v: unknown) => isObject(v) && Object.keys(v).length === 0;
+
+/**
+ * Decodes FieldsV1, noting whether the JSON is exactly what toFieldsV1 writes for the set (elements in
+ * order, `"."` only leading a member's children), so that it can stand for the set's encoding.
+ */
+function decodeFieldsV1(v: unknown, top: boolean): { set: FieldSet; canonical: boolean } {
+  if (!isObject(v)) throw new Error('FieldsV1 must be a JSON object');
+  return decodeFieldsV1Keys(v, Object.keys(v), top);
+}
+
+const isPathElement = (pe: string) => pe[1] === ':' && (pe[0] === 'f' || pe[0] === 'k' || pe[0] === 'v' || pe[0] === 'i');
+
+function decodeFieldsV1Keys(v: JsonObject, elements: readonly string[], top: boolean): { set: FieldSet; canonical: boolean } {
+  const set = new FieldSet();
+  let canonical = true;
+  let prev: PathElement | undefined;
+  for (const pe of elements) {
+    if (pe === '.') {
+      if (top) canonical = false;
+      continue;
+    }
+    const sub = v[pe];
+    if (!isPathElement(pe) || !isObject(sub)) throw new Error(`invalid FieldsV1 element ${JSON.stringify(pe)}`);
+    if (prev !== undefined && !(comparePathElements(prev, pe) < 0)) canonical = false;
+    prev = pe;
+    const keys = Object.keys(sub);
+    const dot = keys.indexOf('.');
+    if (keys.length === 0 || dot >= 0) set.members.add(pe);
+    if (keys.length > (dot >= 0 ? 1 : 0)) {
+      const child = decodeFieldsV1Keys(sub, keys, false);
+      set.children.set(pe, child.set);
+      if (!child.canonical) canonical = false;
+    }
+    if (dot >= 0 && (dot !== 0 || keys.length === 1 || !isEmptyObject(sub['.']))) canonical = false;
+  }
+  return { set, canonical };
+}
+
+/**
+ * A set of field paths, as a tree: `members` are paths ending here, `children` continue below.
+ * Immutable once built: only the code constructing a set adds to it, so the set operations may return
+ * an operand or share its unchanged subtrees (and their `members`/`children`) instead of copying them.
+ */
 export class FieldSet {
-  readonly members = new Set<PathElement>();
-  readonly children = new Map<PathElement, FieldSet>();
+  constructor(
+    readonly members = new Set<PathElement>(),
+    readonly children = new Map<PathElement, FieldSet>(),
+  ) {}
 
   static of(paths: Iterable<FieldPath>): FieldSet {
     const s = new FieldSet();
@@ -35,68 +80,92 @@ export class FieldSet {
 
   /** Parses FieldsV1 JSON; throws on a malformed document. */
   static fromFieldsV1(v: unknown): FieldSet {
-    if (!isObject(v)) throw new Error('FieldsV1 must be a JSON object');
-    const s = new FieldSet();
-    for (const [pe, sub] of Object.entries(v)) {
-      if (pe === '.') continue;
-      if (!/^[fkvi]:/.test(pe) || !isObject(sub)) throw new Error(`invalid FieldsV1 element ${JSON.stringify(pe)}`);
-      const keys = Object.keys(sub);
-      if (keys.length === 0 || keys.includes('.')) s.members.add(pe);
-      if (keys.some((k) => k !== '.')) s.children.set(pe, FieldSet.fromFieldsV1(sub));
-    }
-    return s;
+    return decodeFieldsV1(v, true).set;
   }
 
   /** FieldsV1 JSON: a leaf is `{}`; a member that also has children is marked with `".": {}`. */
   toFieldsV1(): JsonObject {
-    const out: JsonObject = {};
-    const elements = [...new Set([...this.members, ...this.children.keys()])].sort(comparePathElements);
+    return this.writeFieldsV1({});
+  }
+
+  private writeFieldsV1(out: JsonObject): JsonObject {
+    const elements = [...this.members];
+    for (const pe of this.children.keys()) if (!this.members.has(pe)) elements.push(pe);
+    elements.sort(comparePathElements);
     for (const pe of elements) {
       const child = this.children.get(pe);
-      if (!child) {
-        out[pe] = {};
-        continue;
-      }
-      out[pe] = this.members.has(pe) ? { '.': {}, ...child.toFieldsV1() } : child.toFieldsV1();
+      out[pe] = child ? child.writeFieldsV1(this.members.has(pe) ? { '.': {} } : {}) : {};
     }
     return out;
   }
 
+  /** Adds a path; only while building the set (see the class comment). */
   insert(path: FieldPath): void {
     if (path.length === 0) return;
-    const [head, ...rest] = path as [PathElement, ...PathElement[]];
-    if (rest.length === 0) {
-      this.members.add(head);
-      return;
+    let { children, members } = this as FieldSet;
+    const last = path.length - 1;
+    for (let i = 0; i < last; i++) {
+      const pe = path[i]!;
+      let c = children.get(pe);
+      if (!c) children.set(pe, (c = new FieldSet()));
+      ({ children, members } = c);
     }
-    let c = this.children.get(head);
-    if (!c) this.children.set(head, (c = new FieldSet()));
-    c.insert(rest);
+    members.add(path[last]!);
   }
 
   has(path: FieldPath): boolean {
-    const [head, ...rest] = path;
-    if (head === undefined) return false;
-    return rest.length === 0 ? this.members.has(head) : !!this.children.get(head)?.has(rest);
+    if (path.length === 0) return false;
+    let { children, members } = this as FieldSet;
+    const last = path.length - 1;
+    for (let i = 0; i < last; i++) {
+      const c = children.get(path[i]!);
+      if (!c) return false;
+      ({ children, members } = c);
+    }
+    return members.has(path[last]!);
+  }
+
+  /** Whether both sets hold the same paths. */
+  equals(o: FieldSet): boolean {
+    if (o === this) return true;
+    if (this.members.size !== o.members.size || this.children.size !== o.children.size) return false;
+    for (const m of this.members) if (!o.members.has(m)) return false;
+    for (const [pe, c] of this.children) {
+      const oc = o.children.get(pe);
+      if (!oc || !c.equals(oc)) return false;
+    }
+    return true;
   }
 
   isEmpty(): boolean {
-    return this.members.size === 0 && [...this.children.values()].every((c) => c.isEmpty());
+    if (this.members.size > 0) return false;
+    for (const c of this.children.values()) if (!c.isEmpty()) return false;
+    return true;
   }
 
   union(o: FieldSet): FieldSet {
-    const out = new FieldSet();
-    for (const m of [...this.members, ...o.members]) out.members.add(m);
-    for (const pe of new Set([...this.children.keys(), ...o.children.keys()])) {
-      const a = this.children.get(pe);
-      const b = o.children.get(pe);
-      out.children.set(pe, a && b ? a.union(b) : (a ?? b)!.union(new FieldSet()));
+    if (o === this || o.isEmpty()) return this;
+    if (this.isEmpty()) return o;
+    let members = this.members;
+    for (const m of o.members) {
+      if (members.has(m)) continue;
+      if (members === this.members) members = new Set(members);
+      members.add(m);
     }
-    return out;
+    let children = this.children;
+    for (const [pe, b] of o.children) {
+      const a = this.children.get(pe);
+      const r = a ? a.union(b) : b;
+      if (r === a) continue;
+      if (children === this.children) children = new Map(children);
+      children.set(pe, r);
+    }
+    return members === this.members && children === this.children ? this : new FieldSet(members, children);
   }
 
   /** Paths of this set not in `o` (exact paths only; descendants of o's members stay). */
   difference(o: FieldSet): FieldSet {
+    if (this.isEmpty() || o.isEmpty()) return this;
     return this.combine((pe) => !o.members.has(pe), (pe, c) => {
       const oc = o.children.get(pe);
       return oc ? c.difference(oc) : c;
@@ -105,6 +174,7 @@ export class FieldSet {
 
   /** Like difference, but also drops everything below a member of `o`. */
   recursiveDifference(o: FieldSet): FieldSet {
+    if (this.isEmpty() || o.isEmpty()) return this;
     return this.combine((pe) => !o.members.has(pe), (pe, c) => {
       if (o.members.has(pe)) return undefined;
       const oc = o.children.get(pe);
@@ -113,20 +183,32 @@ export class FieldSet {
   }
 
   intersection(o: FieldSet): FieldSet {
+    if (this.isEmpty()) return this;
+    if (o.isEmpty()) return o;
     return this.combine((pe) => o.members.has(pe), (pe, c) => {
       const oc = o.children.get(pe);
       return oc ? c.intersection(oc) : undefined;
     });
   }
 
+  /** The members `keepMember` keeps and the non-empty results of `child`; `this` when that is everything. */
   private combine(keepMember: (pe: PathElement) => boolean, child: (pe: PathElement, c: FieldSet) => FieldSet | undefined): FieldSet {
-    const out = new FieldSet();
-    for (const m of this.members) if (keepMember(m)) out.members.add(m);
-    for (const [pe, c] of this.children) {
-      const r = child(pe, c);
-      if (r && !r.isEmpty()) out.children.set(pe, r === c ? c.union(new FieldSet()) : r);
+    let members = this.members;
+    for (const m of this.members) {
+      if (keepMember(m)) continue;
+      if (members === this.members) members = new Set(members);
+      members.delete(m);
     }
-    return out;
+    let children = this.children;
+    for (const [pe, c] of this.children) {
+      let r = child(pe, c);
+      if (r?.isEmpty()) r = undefined;
+      if (r === c) continue;
+      if (children === this.children) children = new Map(children);
+      if (r) children.set(pe, r);
+      else children.delete(pe);
+    }
+    return members === this.members && children === this.children ? this : new FieldSet(members, children);
   }
 
   /** Every path, in upstream's iteration order: this level's members, then each child's paths. */
@@ -179,9 +261,22 @@ export interface ManagerFields {
 /** Managers keyed by identity: appliers by (manager, subresource), updaters also by apiVersion, as upstream. */
 export type Managers = Map<string, ManagerFields>;
 
+/** Orders entry times by whole seconds, as upstream compares its second-precision metav1.Time. */
+export function compareTimes(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  return seconds(a) - seconds(b);
+}
+
 export function managerKey(m: Pick<ManagerFields, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
   return JSON.stringify([m.manager, m.operation, m.operation === 'Apply' ? '' : m.apiVersion, m.subresource ?? '']);
 }
+
+/**
+ * Decoded sets whose FieldsV1 JSON is already what toFieldsV1 would write: a manager whose set a write
+ * leaves alone keeps its entry's JSON instead of encoding it again (sets are immutable, so identity suffices).
+ */
+const encodedFieldsV1 = new WeakMap<FieldSet, JsonObject>();
 
 /** Decodes metadata.managedFields; throws on entries upstream would refuse to decode. */
 export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): Managers {
@@ -189,12 +284,9 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
   for (const e of entries ?? []) {
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error(`unsupported operation ${JSON.stringify(e.operation)}`);
     if (e.fieldsType !== 'FieldsV1') throw new Error(`unsupported FieldsV1 version: ${JSON.stringify(e.fieldsType)}`);
-    const m: ManagerFields = {
-      manager: e.manager ?? '',
-      operation: e.operation,
-      apiVersion: e.apiVersion ?? '',
-      set: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
-    };
+    const { set, canonical } = decodeFieldsV1(e.fieldsV1 ?? {}, true);
+    if (canonical) encodedFieldsV1.set(set, e.fieldsV1 as JsonObject);
+    const m: ManagerFields = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion ?? '', set };
     if (e.subresource) m.subresource = e.subresource;
     if (e.time) m.time = e.time;
     const key = managerKey(m);
@@ -206,14 +298,13 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
 
 /** Encodes managers in upstream's order: Apply before Update, then by time, manager, apiVersion, subresource. */
 export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
-  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return [...managers.values()]
     .filter((m) => !m.set.isEmpty())
     .sort(
       (p, q) =>
         cmp(p.operation, q.operation) ||
-        seconds(p.time) - seconds(q.time) ||
+        compareTimes(p.time, q.time) ||
         cmp(p.manager, q.manager) ||
         cmp(p.apiVersion, q.apiVersion) ||
         cmp(p.subresource ?? '', q.subresource ?? ''),
@@ -222,7 +313,7 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
       const e: ManagedFieldsEntry = { manager: m.manager, operation: m.operation, apiVersion: m.apiVersion };
       if (m.time) e.time = m.time;
       e.fieldsType = 'FieldsV1';
-      e.fieldsV1 = m.set.toFieldsV1();
+      e.fieldsV1 = encodedFieldsV1.get(m.set) ?? m.set.toFieldsV1();
       if (m.subresource) e.subresource = m.subresource;
       return e;
     });
