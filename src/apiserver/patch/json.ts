@@ -6,8 +6,17 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A deep copy of decoded JSON (plain objects, arrays, primitives): several times faster than structuredClone. */
 export function deepClone<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = deepClone(v[i]);
+    return out as T;
+  }
+  const out: JsonObject = {};
+  for (const k of Object.keys(v)) out[k] = deepClone((v as JsonObject)[k]);
+  return out as T;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -23,6 +23,7 @@ import type { ResourceStrategy } from './strategy.js';
 import { TooOldError, type CacheEvent, type WatchCache } from '../watchcache/cache.js';
 import type { Selection } from './selection.js';
 import { decodeContinue, encodeContinue } from './continue.js';
+import { deepClone } from '../patch/json.js';
 
 /** Admission as the registry sees it: mutation before its own validation, validation after. */
 export interface Admitter {
@@ -445,12 +446,12 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const kv = await this.deps.store.get(key);
       const current = kv ? this.decode(kv) : undefined;
-      const proposed = await tryUpdate(current ? structuredClone(current) : undefined);
+      const proposed = await tryUpdate(current ? deepClone(current) : undefined);
       if (!current) {
         if (!(this.strategy.allowCreateOnUpdate || opts.allowCreate) || opts.subresource) throw notFound(this.qualified, name);
         if (proposed.metadata?.resourceVersion) throw notFound(this.qualified, name);
         // A copy: create fills in the object, and a lost race retries from proposed as an update.
-        const obj = structuredClone({ ...proposed, metadata: { ...proposed.metadata, name } });
+        const obj = deepClone({ ...proposed, metadata: { ...proposed.metadata, name } });
         try {
           return { object: await this.create(namespace, obj, opts), created: true };
         } catch (err) {
@@ -496,7 +497,7 @@ export class Registry {
 
   private prepareUpdate(proposed: KubeObject, current: StoredObject, opts: WriteOptions): StoredObject {
     const subresource = opts.subresource;
-    const obj = structuredClone(proposed) as StoredObject;
+    const obj = deepClone(proposed) as StoredObject;
     obj.metadata ??= {};
     const meta = obj.metadata;
     const cur = current.metadata;
@@ -539,7 +540,7 @@ export class Registry {
 
   private async deleteNow(key: string, kv: KeyValue, obj: StoredObject): Promise<StoredObject> {
     const deleted = await this.deps.store.delete(key, kv.modRevision);
-    const out = structuredClone(obj);
+    const out = deepClone(obj);
     out.metadata.resourceVersion = String(deleted.modRevision);
     return out;
   }
@@ -598,7 +599,7 @@ export class Registry {
 
   private planDelete(current: StoredObject, options: DeleteOptions): { kind: 'now' } | { kind: 'unchanged' } | { kind: 'mark'; object: StoredObject } {
     const now = this.deps.clock.now();
-    const obj = structuredClone(current);
+    const obj = deepClone(current);
     const meta = obj.metadata;
     const finalizers = new Set(meta.finalizers ?? []);
     const policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
