@@ -8,6 +8,7 @@ import {
   nothing,
   parseLabelSelector,
   selectorFromSet,
+  selectorOf,
 } from './labels.js';
 
 const nameRegexMsg =
@@ -29,6 +30,7 @@ void test('parse renders the canonical string (sorted by key, values sorted)', (
     ['x=', 'x='],
     ['in in (in, notin)', 'in in (in,notin)'],
     ['example.com/app=web', 'example.com/app=web'],
+    ['constructor=toString', 'constructor=toString'],
   ];
   for (const [input, want] of cases) assert.equal(parseLabelSelector(input).toString(), want, input);
 });
@@ -127,4 +129,14 @@ void test('selectorFromSet', () => {
   assert.equal(selectorFromSet({ b: '2', a: '1' }).toString(), 'a=1,b=2');
   assert.equal(selectorFromSet({}).empty(), true);
   assert.equal(selectorFromSet({ a: '1' }).matches({ a: '2' }), false);
+});
+
+void test('matching sees only own labels, never Object.prototype', () => {
+  // Built from requirements: the string parser is not the subject here.
+  const exists = selectorOf([newRequirement('constructor', 'exists', [])]);
+  assert.equal(exists.matches({}), false);
+  assert.equal(exists.matches({ constructor: 'x' }), true);
+  assert.equal(selectorOf([newRequirement('toString', '!', [])]).matches({ a: 'b' }), true);
+  assert.equal(parseLabelSelector('a!=b').matches(undefined), true);
+  assert.equal(parseLabelSelector('a=b').matches(undefined), false);
 });

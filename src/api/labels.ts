@@ -135,7 +135,8 @@ export function newRequirement(key: string, operator: Operator, values: readonly
 }
 
 export function requirementMatches(r: Requirement, labels: Labels): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  // Own properties only: "constructor" is no label.
+  const has = Object.hasOwn(labels, r.key);
   const value = has ? labels[r.key]! : undefined;
   switch (r.operator) {
     case 'in':
@@ -170,11 +171,16 @@ export function requirementString(r: Requirement): string {
   return r.operator === 'in' || r.operator === 'notin' ? `${head}${opText[r.operator]}(${values})` : `${head}${opText[r.operator]}${values}`;
 }
 
+const noLabels: Labels = Object.freeze({});
+
 class RequirementsSelector implements Selector {
   constructor(private readonly reqs: readonly Requirement[]) {}
+  // A plain loop: selectors are matched against every pod of the cluster in the scheduler's hot loops.
   matches(labels: Labels | undefined): boolean {
-    const l = labels ?? {};
-    return this.reqs.every((r) => requirementMatches(r, l));
+    const reqs = this.reqs;
+    const l = labels ?? noLabels;
+    for (let i = 0; i < reqs.length; i++) if (!requirementMatches(reqs[i]!, l)) return false;
+    return true;
   }
   empty(): boolean {
     return this.reqs.length === 0;
@@ -300,7 +306,8 @@ function lex(s: string): Scanned[] {
     } else {
       let buf = '';
       while (pos < s.length && !isSpecial(s[pos]!) && !isWhitespace(s[pos]!)) buf += s[pos++];
-      out.push({ tok: literalTokens[buf] ?? 'identifier', lit: buf });
+      // Own keys only: a label key like "constructor" is an identifier, not Object.prototype's.
+      out.push({ tok: (Object.hasOwn(literalTokens, buf) ? literalTokens[buf] : undefined) ?? 'identifier', lit: buf });
     }
   }
 }

@@ -37,7 +37,14 @@ export class Snapshot implements NodeInfoLister {
         if (ni) this.nodeInfoList.push(ni);
       }
     }
-    this.havePodsWithAffinityNodeInfoList = this.nodeInfoList.filter((n) => n.podsWithAffinity.length > 0);
-    this.havePodsWithRequiredAntiAffinityNodeInfoList = this.nodeInfoList.filter((n) => n.podsWithRequiredAntiAffinity.length > 0);
+    // One pass for both lists: this runs whenever a node gains its first or loses its last pod with affinity.
+    const withAffinity: NodeInfo[] = [];
+    const withRequiredAntiAffinity: NodeInfo[] = [];
+    for (const n of this.nodeInfoList) {
+      if (n.podsWithAffinity.length > 0) withAffinity.push(n);
+      if (n.podsWithRequiredAntiAffinity.length > 0) withRequiredAntiAffinity.push(n);
+    }
+    this.havePodsWithAffinityNodeInfoList = withAffinity;
+    this.havePodsWithRequiredAntiAffinityNodeInfoList = withRequiredAntiAffinity;
   }
 }

@@ -20,6 +20,55 @@ describe('AffinityTerm', () => {
   }
 });
 
+describe('AffinityTerm namespaces', () => {
+  const owner = makePod().namespace('shop').obj();
+  it('matchesIn agrees with matches for a namespace and labels read beforehand', () => {
+    const t = AffinityTerm.parse(owner, { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' });
+    assert.equal(t.matchesIn('shop', { app: 'web' }, undefined), true);
+    assert.equal(t.matchesIn('other', { app: 'web' }, undefined), false);
+    assert.equal(t.matchesIn('shop', undefined, undefined), false);
+  });
+  it('a listed namespace plus a namespaceSelector selects either way', () => {
+    const t = AffinityTerm.parse(owner, { labelSelector: {}, namespaces: ['a'], namespaceSelector: { matchLabels: { team: 'x' } }, topologyKey: 'zone' });
+    assert.equal(t.matchesIn('a', {}, { team: 'y' }), true);
+    assert.equal(t.matchesIn('b', {}, { team: 'x' }), true);
+    assert.equal(t.matchesIn('b', {}, { team: 'y' }), false);
+    const several = AffinityTerm.parse(owner, { labelSelector: {}, namespaces: ['a', 'b'], topologyKey: 'zone' });
+    assert.deepEqual(['a', 'b', 'c'].map((ns) => several.matchesIn(ns, {}, undefined)), [true, true, false]);
+  });
+  it('needs namespace labels only with a namespaceSelector', () => {
+    assert.equal(AffinityTerm.parse(owner, { labelSelector: {}, topologyKey: 'zone' }).usesNamespaceLabels(), false);
+    assert.equal(AffinityTerm.parse(owner, { labelSelector: {}, namespaces: ['a'], topologyKey: 'zone' }).usesNamespaceLabels(), false);
+    assert.equal(AffinityTerm.parse(owner, { labelSelector: {}, namespaceSelector: {}, topologyKey: 'zone' }).usesNamespaceLabels(), true);
+  });
+});
+
+describe('PodInfo', () => {
+  const anti = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' }] } };
+  const pod = makePod().namespace('shop').labels({ app: 'web' }).req({ cpu: '1' }).obj();
+  pod.spec!.affinity = anti;
+
+  it("keeps the pod's namespace, labels and deletion beside it, following every new version", () => {
+    const pi = new PodInfo(pod);
+    assert.deepEqual([pi.namespace, pi.labels, pi.terminating], ['shop', { app: 'web' }, false]);
+    pi.pod = { ...pod, metadata: { ...pod.metadata, labels: { app: 'db' }, deletionTimestamp: '2024-01-01T00:00:00Z' } };
+    assert.deepEqual([pi.namespace, pi.labels, pi.terminating], ['shop', { app: 'db' }, true]);
+    assert.equal(new PodInfo(makePod().obj()).labels, undefined);
+  });
+
+  it('withPod shares what the spec derives and reads the rest from the new version', () => {
+    const pi = new PodInfo(pod);
+    const bound = pi.withPod({ ...pod, metadata: { ...pod.metadata, labels: { app: 'web', bound: 'yes' } }, spec: { ...pod.spec!, nodeName: 'n1' } });
+    assert.ok(bound instanceof PodInfo);
+    assert.equal(bound.pod.spec?.nodeName, 'n1');
+    assert.deepEqual(bound.labels, { app: 'web', bound: 'yes' });
+    assert.equal(bound.requests, pi.requests);
+    assert.equal(bound.requiredAntiAffinityTerms, pi.requiredAntiAffinityTerms);
+    assert.equal(bound.hasRequiredAntiAffinity(), true);
+    assert.equal(pi.pod, pod);
+  });
+});
+
 describe('AffinityTerm matchLabelKeys and mismatchLabelKeys', () => {
   const owner = makePod().namespace('shop').labels({ app: 'web', version: 'v2', track: 'canary' }).obj();
   const pod = (labels: Record<string, string>) => makePod().namespace('shop').labels(labels).obj();

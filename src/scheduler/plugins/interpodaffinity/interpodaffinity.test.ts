@@ -205,8 +205,8 @@ describe('InterPodAffinity PreFilter extensions', () => {
 
 describe('InterPodAffinity score', () => {
   /** Normalized scores per node, or 'Skip'. */
-  function scores(incoming: Pod, existing: Pod[], args = {}): Record<string, number> | 'Skip' {
-    const handle = handleWith(existing);
+  function scores(incoming: Pod, existing: Pod[], args = {}, nsLabels: Record<string, Labels> = {}): Record<string, number> | 'Skip' {
+    const handle = handleWith(existing, nsLabels);
     const pl = new InterPodAffinity(args, handle);
     const state = new CycleState();
     const list = handle.snapshot().list();
@@ -216,7 +216,7 @@ describe('InterPodAffinity score', () => {
     return Object.fromEntries(list.map((ni, i) => [ni.name, raw[i]!]));
   }
 
-  const cases: { name: string; incoming: Pod; existing: Pod[]; args?: object; want: Record<string, number> | 'Skip' }[] = [
+  const cases: { name: string; incoming: Pod; existing: Pod[]; args?: object; nsLabels?: Record<string, Labels>; want: Record<string, number> | 'Skip' }[] = [
     {
       name: 'preferred affinity favours the zone of matching pods',
       incoming: pod(web(), preferred(5, term({ app: 'db' }, ZONE))),
@@ -263,9 +263,22 @@ describe('InterPodAffinity score', () => {
       args: { ignorePreferredTermsOfExistingPods: true },
       want: 'Skip',
     },
+    {
+      name: "a preferred term's namespaceSelector is matched against existing pods' namespace labels",
+      incoming: pod(web(), preferred(5, term({ app: 'db' }, ZONE, { namespaceSelector: { matchLabels: { team: 'x' } } }))),
+      existing: [db().namespace('ours').nodeName('b1').obj(), db().namespace('theirs').nodeName('a1').obj()],
+      nsLabels: { ours: { team: 'x' }, theirs: { team: 'y' } },
+      want: { a1: 0, a2: 0, b1: 100 },
+    },
+    {
+      name: "existing pods' required anti-affinity does not score",
+      incoming: web().obj(),
+      existing: [pod(db().nodeName('a1'), requiredAnti(term({ app: 'web' })))],
+      want: 'Skip',
+    },
     { name: 'nothing to score', incoming: web().obj(), existing: [db().nodeName('a1').obj()], want: 'Skip' },
   ];
-  for (const c of cases) it(c.name, () => assert.deepEqual(scores(c.incoming, c.existing, c.args), c.want));
+  for (const c of cases) it(c.name, () => assert.deepEqual(scores(c.incoming, c.existing, c.args, c.nsLabels), c.want));
 });
 
 describe('InterPodAffinity queueing hints', () => {

@@ -37,38 +37,54 @@ export interface InterPodAffinityArgs {
 
 export const DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1;
 
-/** Pod counts per topology pair, keyed "topologyKey\0value"; entries dropping to zero are deleted. */
+/**
+ * Pod counts per topology pair, as topologyKey → value → count; pairs dropping to zero are deleted.
+ * Nested maps, not "key\0value" strings: Filter looks pairs up for every node, without building a string each time.
+ */
 class TopologyCounts {
-  constructor(readonly counts = new Map<string, number>()) {}
+  constructor(readonly counts = new Map<string, Map<string, number>>()) {}
 
   add(node: Node, topologyKey: string, delta: number): void {
     const value = node.metadata?.labels?.[topologyKey];
     if (value === undefined) return;
-    const pair = `${topologyKey}\0${value}`;
-    const n = (this.counts.get(pair) ?? 0) + delta;
-    if (n === 0) this.counts.delete(pair);
-    else this.counts.set(pair, n);
+    let byValue = this.counts.get(topologyKey);
+    if (!byValue) this.counts.set(topologyKey, (byValue = new Map()));
+    const n = (byValue.get(value) ?? 0) + delta;
+    if (n !== 0) byValue.set(value, n);
+    else if (byValue.delete(value) && byValue.size === 0) this.counts.delete(topologyKey);
   }
 
   get(topologyKey: string, value: string): number {
-    return this.counts.get(`${topologyKey}\0${value}`) ?? 0;
+    return this.counts.get(topologyKey)?.get(value) ?? 0;
   }
 
+  /** The number of pairs. */
   get size(): number {
-    return this.counts.size;
+    let n = 0;
+    for (const byValue of this.counts.values()) n += byValue.size;
+    return n;
   }
 
   clone(): TopologyCounts {
-    return new TopologyCounts(new Map(this.counts));
+    const c = new TopologyCounts();
+    for (const [key, byValue] of this.counts) c.counts.set(key, new Map(byValue));
+    return c;
   }
 }
 
-/** Whether pod matches every term (and there is at least one): upstream looks for one pod satisfying all affinity terms. */
-function matchesAll(terms: readonly AffinityTerm[], pod: Pod, nsLabels: Labels | undefined): boolean {
-  return terms.length > 0 && terms.every((t) => t.matches(pod, nsLabels));
+/** Whether a pod matches every term (and there is at least one): upstream looks for one pod satisfying all affinity terms. */
+function matchesAll(terms: readonly AffinityTerm[], namespace: string, labels: Labels | undefined, nsLabels: Labels | undefined): boolean {
+  if (terms.length === 0) return false;
+  for (const t of terms) if (!t.matchesIn(namespace, labels, nsLabels)) return false;
+  return true;
 }
 
+const usesNamespaceLabels = (terms: readonly AffinityTerm[]): boolean => terms.some((t) => t.usesNamespaceLabels());
+
 class PreFilterState implements StateData {
+  /** Existing pods' namespace labels are looked up only when one of the incoming pod's terms has a namespaceSelector. */
+  private readonly needsNamespaceLabels: boolean;
+
   constructor(
     readonly podInfo: PodInfo,
     /** The labels of the incoming pod's namespace. */
@@ -80,16 +96,31 @@ class PreFilterState implements StateData {
     /** Existing pods matching one of the incoming pod's required anti-affinity terms. */
     readonly antiAffinity: TopologyCounts,
     private readonly namespaceLabels: (ns: string) => Labels | undefined,
-  ) {}
+  ) {
+    this.needsNamespaceLabels = usesNamespaceLabels(podInfo.requiredAffinityTerms) || usesNamespaceLabels(podInfo.requiredAntiAffinityTerms);
+  }
 
   /** Counts (delta 1) or uncounts (-1) an existing pod on node. */
   update(existing: PodInfo, node: Node, delta: number): void {
-    const incoming = this.podInfo.pod;
-    for (const t of existing.requiredAntiAffinityTerms) if (t.matches(incoming, this.nsLabels)) this.existingAntiAffinity.add(node, t.topologyKey, delta);
-    const existingNsLabels = this.namespaceLabels(existing.pod.metadata?.namespace ?? '');
+    this.countExistingAntiAffinity(existing, node, delta);
+    this.countIncomingTerms(existing, node, delta);
+  }
+
+  /** The existing pod's required anti-affinity terms that select the incoming pod. */
+  countExistingAntiAffinity(existing: PodInfo, node: Node, delta: number): void {
+    const terms = existing.requiredAntiAffinityTerms;
+    if (terms.length === 0) return;
+    const incoming = this.podInfo;
+    for (const t of terms) if (t.matchesIn(incoming.namespace, incoming.labels, this.nsLabels)) this.existingAntiAffinity.add(node, t.topologyKey, delta);
+  }
+
+  /** Whether the existing pod matches the incoming pod's required affinity terms, and which of its anti-affinity terms. */
+  countIncomingTerms(existing: PodInfo, node: Node, delta: number): void {
+    const { namespace, labels } = existing;
+    const nsLabels = this.needsNamespaceLabels ? this.namespaceLabels(namespace) : undefined;
     const affinityTerms = this.podInfo.requiredAffinityTerms;
-    if (matchesAll(affinityTerms, existing.pod, existingNsLabels)) for (const t of affinityTerms) this.affinity.add(node, t.topologyKey, delta);
-    for (const t of this.podInfo.requiredAntiAffinityTerms) if (t.matches(existing.pod, existingNsLabels)) this.antiAffinity.add(node, t.topologyKey, delta);
+    if (matchesAll(affinityTerms, namespace, labels, nsLabels)) for (const t of affinityTerms) this.affinity.add(node, t.topologyKey, delta);
+    for (const t of this.podInfo.requiredAntiAffinityTerms) if (t.matchesIn(namespace, labels, nsLabels)) this.antiAffinity.add(node, t.topologyKey, delta);
   }
 
   clone(): PreFilterState {
@@ -108,8 +139,9 @@ class PreFilterState implements StateData {
 class PreScoreState implements StateData {
   readonly scores = new Map<string, Map<string, number>>();
 
-  add(term: AffinityTerm, weight: number, pod: Pod, nsLabels: Labels | undefined, node: Node): void {
-    if (!term.matches(pod, nsLabels)) return;
+  /** Adds weight to the node's domain when the term selects the pod. */
+  add(term: AffinityTerm, weight: number, pod: PodInfo, nsLabels: Labels | undefined, node: Node): void {
+    if (!term.matchesIn(pod.namespace, pod.labels, nsLabels)) return;
     const value = node.metadata?.labels?.[term.topologyKey];
     if (value === undefined) return;
     let byValue = this.scores.get(term.topologyKey);
@@ -117,7 +149,7 @@ class PreScoreState implements StateData {
     byValue.set(value, (byValue.get(value) ?? 0) + weight);
   }
 
-  addWeighted(terms: readonly WeightedAffinityTerm[], sign: number, pod: Pod, nsLabels: Labels | undefined, node: Node): void {
+  addWeighted(terms: readonly WeightedAffinityTerm[], sign: number, pod: PodInfo, nsLabels: Labels | undefined, node: Node): void {
     for (const { term, weight } of terms) this.add(term, sign * weight, pod, nsLabels, node);
   }
 
@@ -155,21 +187,15 @@ export class InterPodAffinity implements PreFilterPlugin, PreFilterExtensions, F
     const nsLabels = this.nsLabelsOf(pod.metadata?.namespace ?? '');
     const s = new PreFilterState(podInfo, nsLabels, new TopologyCounts(), new TopologyCounts(), new TopologyCounts(), this.nsLabelsOf);
     for (const ni of lister.havePodsWithRequiredAntiAffinityList()) {
-      if (!ni.node) continue;
-      for (const existing of ni.podsWithRequiredAntiAffinity) {
-        for (const t of existing.requiredAntiAffinityTerms) if (t.matches(pod, nsLabels)) s.existingAntiAffinity.add(ni.node, t.topologyKey, 1);
-      }
+      const node = ni.node;
+      if (!node) continue;
+      for (const existing of ni.podsWithRequiredAntiAffinity) s.countExistingAntiAffinity(existing, node, 1);
     }
     if (podInfo.requiredAffinityTerms.length > 0 || podInfo.requiredAntiAffinityTerms.length > 0) {
       for (const ni of lister.list()) {
-        if (!ni.node) continue;
-        for (const existing of ni.pods) {
-          const existingNsLabels = this.nsLabelsOf(existing.pod.metadata?.namespace ?? '');
-          if (matchesAll(podInfo.requiredAffinityTerms, existing.pod, existingNsLabels)) {
-            for (const t of podInfo.requiredAffinityTerms) s.affinity.add(ni.node, t.topologyKey, 1);
-          }
-          for (const t of podInfo.requiredAntiAffinityTerms) if (t.matches(existing.pod, existingNsLabels)) s.antiAffinity.add(ni.node, t.topologyKey, 1);
-        }
+        const node = ni.node;
+        if (!node) continue;
+        for (const existing of ni.pods) s.countIncomingTerms(existing, node, 1);
       }
     } else if (s.existingAntiAffinity.size === 0) {
       return { status: Status.of(Code.Skip) };
@@ -208,10 +234,9 @@ export class InterPodAffinity implements PreFilterPlugin, PreFilterExtensions, F
         if (v !== undefined && s.antiAffinity.get(t.topologyKey, v) > 0) return Status.of(Code.Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
       }
     }
-    if (s.existingAntiAffinity.size > 0) {
-      for (const [k, v] of Object.entries(labels)) {
-        if (s.existingAntiAffinity.get(k, v) > 0) return Status.of(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
-      }
+    // Any of the node's own labels forming a counted pair: walk the (few) counted keys rather than every label.
+    for (const [key, byValue] of s.existingAntiAffinity.counts) {
+      if (Object.hasOwn(labels, key) && (byValue.get(labels[key]!) ?? 0) > 0) return Status.of(Code.Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
     }
     return undefined;
   }
@@ -228,7 +253,8 @@ export class InterPodAffinity implements PreFilterPlugin, PreFilterExtensions, F
       if (v === undefined) return false;
       if (s.affinity.get(t.topologyKey, v) <= 0) podsExist = false;
     }
-    return podsExist || (s.affinity.size === 0 && matchesAll(s.podInfo.requiredAffinityTerms, s.podInfo.pod, s.nsLabels));
+    const self = s.podInfo;
+    return podsExist || (s.affinity.size === 0 && matchesAll(self.requiredAffinityTerms, self.namespace, self.labels, s.nsLabels));
   }
 
   preScore(state: CycleState, pod: Pod): Result {
@@ -238,20 +264,25 @@ export class InterPodAffinity implements PreFilterPlugin, PreFilterExtensions, F
     // Without preferred terms of its own, only existing pods with (anti-)affinity terms can score the pod.
     const nodes = hasConstraints ? lister.list() : lister.havePodsWithAffinityList();
     const podInfo = new PodInfo(pod);
-    const nsLabels = this.nsLabelsOf(pod.metadata?.namespace ?? '');
+    const nsLabels = this.nsLabelsOf(podInfo.namespace);
     const s = new PreScoreState();
+    const preferred = [...podInfo.preferredAffinityTerms, ...podInfo.preferredAntiAffinityTerms];
+    const needsNsLabels = preferred.some(({ term }) => term.usesNamespaceLabels());
     for (const ni of nodes) {
       const node = ni.node;
-      if (!node || Object.keys(node.metadata?.labels ?? {}).length === 0) continue;
+      // Upstream skips nodes without labels here; PreScoreState.add finds no topology value on them either.
+      if (!node) continue;
       for (const existing of hasConstraints ? ni.pods : ni.podsWithAffinity) {
-        const existingNsLabels = this.nsLabelsOf(existing.pod.metadata?.namespace ?? '');
-        s.addWeighted(podInfo.preferredAffinityTerms, 1, existing.pod, existingNsLabels, node);
-        s.addWeighted(podInfo.preferredAntiAffinityTerms, -1, existing.pod, existingNsLabels, node);
-        if (this.hardPodAffinityWeight > 0) {
-          for (const t of existing.requiredAffinityTerms) s.add(t, this.hardPodAffinityWeight, pod, nsLabels, node);
+        if (hasConstraints) {
+          const existingNsLabels = needsNsLabels ? this.nsLabelsOf(existing.namespace) : undefined;
+          s.addWeighted(podInfo.preferredAffinityTerms, 1, existing, existingNsLabels, node);
+          s.addWeighted(podInfo.preferredAntiAffinityTerms, -1, existing, existingNsLabels, node);
         }
-        s.addWeighted(existing.preferredAffinityTerms, 1, pod, nsLabels, node);
-        s.addWeighted(existing.preferredAntiAffinityTerms, -1, pod, nsLabels, node);
+        if (this.hardPodAffinityWeight > 0) {
+          for (const t of existing.requiredAffinityTerms) s.add(t, this.hardPodAffinityWeight, podInfo, nsLabels, node);
+        }
+        s.addWeighted(existing.preferredAffinityTerms, 1, podInfo, nsLabels, node);
+        s.addWeighted(existing.preferredAntiAffinityTerms, -1, podInfo, nsLabels, node);
       }
     }
     if (s.scores.size === 0) return Status.of(Code.Skip);
@@ -296,7 +327,7 @@ export class InterPodAffinity implements PreFilterPlugin, PreFilterExtensions, F
   private afterPodChange(pod: Pod, oldPod: Pod | undefined, newPod: Pod | undefined): QueueingHint {
     if ((newPod && !newPod.spec?.nodeName) || (oldPod && !oldPod.spec?.nodeName)) return QueueingHint.QueueSkip;
     const pi = new PodInfo(pod);
-    const matchesAffinity = (p: Pod) => matchesAll(pi.requiredAffinityTerms, p, this.nsLabelsOf(p.metadata?.namespace ?? ''));
+    const matchesAffinity = (p: Pod) => matchesAll(pi.requiredAffinityTerms, p.metadata?.namespace ?? '', p.metadata?.labels, this.nsLabelsOf(p.metadata?.namespace ?? ''));
     const matchesAnti = (p: Pod) => pi.requiredAntiAffinityTerms.some((t) => t.matches(p, this.nsLabelsOf(p.metadata?.namespace ?? '')));
     if (oldPod && newPod) {
       if (!matchesAffinity(oldPod) && matchesAffinity(newPod)) return QueueingHint.Queue;

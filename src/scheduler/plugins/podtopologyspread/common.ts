@@ -67,16 +67,14 @@ export function nodeIncluded(c: Constraint, pod: Pod, node: Node, affinity: Requ
 
 /** Whether the node has every constraint's topology key. */
 export function hasAllTopologyKeys(labels: Labels | undefined, constraints: readonly Constraint[]): boolean {
-  return constraints.every((c) => labels?.[c.topologyKey] !== undefined);
+  for (const c of constraints) if (labels?.[c.topologyKey] === undefined) return false;
+  return true;
 }
 
 /** Pods of namespace ns matching the selector, not terminating; an empty selector counts none (as upstream). */
 export function countMatching(pods: readonly PodInfo[], selector: Selector, ns: string): number {
-  if (selector.empty()) return 0;
+  if (pods.length === 0 || selector.empty()) return 0;
   let n = 0;
-  for (const p of pods) {
-    if (p.pod.metadata?.deletionTimestamp || (p.pod.metadata?.namespace ?? '') !== ns) continue;
-    if (selector.matches(p.pod.metadata?.labels)) n++;
-  }
+  for (const p of pods) if (!p.terminating && p.namespace === ns && selector.matches(p.labels)) n++;
   return n;
 }

@@ -182,11 +182,13 @@ export class PodTopologySpread implements PreFilterPlugin, PreFilterExtensions, 
       const node = ni.node;
       const labels = node?.metadata?.labels;
       if (!node || !hasAllTopologyKeys(labels, constraints)) continue;
-      constraints.forEach((c, i) => {
-        if (!nodeIncluded(c, pod, node, affinity)) return;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i]!;
+        if (!nodeIncluded(c, pod, node, affinity)) continue;
         const v = labels![c.topologyKey]!;
-        counts[i]!.set(v, (counts[i]!.get(v) ?? 0) + countMatching(ni.pods, c.selector, ns));
-      });
+        const byValue = counts[i]!;
+        byValue.set(v, (byValue.get(v) ?? 0) + countMatching(ni.pods, c.selector, ns));
+      }
     }
     const minCounts = counts.map((m) => (m.size === 0 ? 0 : Math.min(...m.values())));
     state.write(preFilterKey, new PreFilterState(constraints, counts, minCounts));
@@ -247,14 +249,15 @@ export class PodTopologySpread implements PreFilterPlugin, PreFilterExtensions, 
         s.ignoredNodes.add(ni.name);
         continue;
       }
-      constraints.forEach((c, i) => {
-        if (c.topologyKey === LABEL_HOSTNAME) return;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i]!;
+        if (c.topologyKey === LABEL_HOSTNAME) continue;
         const v = labels?.[c.topologyKey] ?? '';
         if (!s.counts[i]!.has(v)) {
           s.counts[i]!.set(v, 0);
           domains[i]!++;
         }
-      });
+      }
     }
     s.weights = constraints.map((c, i) => Math.log((c.topologyKey === LABEL_HOSTNAME ? filteredNodes.length - s.ignoredNodes.size : domains[i]!) + 2));
 
@@ -264,13 +267,13 @@ export class PodTopologySpread implements PreFilterPlugin, PreFilterExtensions, 
       const node = ni.node;
       const labels = node?.metadata?.labels;
       if (!node || (requireAllTopologies && !hasAllTopologyKeys(labels, constraints))) continue;
-      constraints.forEach((c, i) => {
-        if (!nodeIncluded(c, pod, node, affinity)) return;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i]!;
         const v = labels?.[c.topologyKey] ?? '';
         // Only domains of filtered nodes are scored (hostname domains are counted in Score).
         const n = s.counts[i]!.get(v);
-        if (n !== undefined) s.counts[i]!.set(v, n + countMatching(ni.pods, c.selector, ns));
-      });
+        if (n !== undefined && nodeIncluded(c, pod, node, affinity)) s.counts[i]!.set(v, n + countMatching(ni.pods, c.selector, ns));
+      }
     }
     state.write(preScoreKey, s);
     return undefined;
@@ -283,13 +286,14 @@ export class PodTopologySpread implements PreFilterPlugin, PreFilterExtensions, 
     const labels = nodeInfo.node?.metadata?.labels ?? {};
     const ns = pod.metadata?.namespace ?? '';
     let score = 0;
-    s.constraints.forEach((c, i) => {
+    for (let i = 0; i < s.constraints.length; i++) {
+      const c = s.constraints[i]!;
       const v = labels[c.topologyKey];
-      if (v === undefined) return;
+      if (v === undefined) continue;
       const count = c.topologyKey === LABEL_HOSTNAME ? countMatching(nodeInfo.pods, c.selector, ns) : (s.counts[i]!.get(v) ?? 0);
       // maxSkew - 1 waters down differences between domains: a larger maxSkew tolerates more.
       score += count * s.weights[i]! + (c.maxSkew - 1);
-    });
+    }
     return Math.round(score);
   }
 
