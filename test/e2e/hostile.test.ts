@@ -2,6 +2,8 @@
 // stays up, and nothing is half-written.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { ensurePki } from '../../src/apiserver/authn/pki.js';
 import { removeDir, startServer, tempDir, type KiteServer } from './harness.js';
 import { raw, type RawResponse } from './raw.js';
@@ -98,6 +100,16 @@ describe('hostile and malformed requests', () => {
     assert.ok(r.code >= 400 && r.code < 500, `${r.code} ${r.body.slice(0, 200)}`);
   });
 
+  it('answers on its loopback socket only with a component token', async () => {
+    const sockets = loopbackSocketsOf(server.proc.pid!);
+    assert.equal(sockets.length, 1, 'one loopback listener, for the scheduler and controller threads');
+    for (const authorization of [undefined, 'Bearer not-a-component-token']) {
+      const r = await getOverSocket(sockets[0]!, '/api/v1/namespaces/kube-system/secrets', authorization);
+      assert.equal(r.code, 401, r.body);
+      assert.equal(JSON.parse(r.body).reason, 'Unauthorized');
+    }
+  });
+
   it('wrote nothing for the failed requests and is still healthy', async () => {
     const list = (await req({ path: pods })).json();
     const names = list.items.map((p: { metadata: { name: string } }) => p.metadata.name).sort();
@@ -108,3 +120,38 @@ describe('hostile and malformed requests', () => {
   });
 });
 
+
+/** The abstract Unix sockets named like the API server's loopback listener among pid's open sockets. */
+function loopbackSocketsOf(pid: number): string[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  // /proc/net/unix: Num RefCount Protocol Flags Type St Inode Path; abstract names start with "@".
+  const names = readFileSync('/proc/net/unix', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => inodes.has(f[6] ?? '') && f[7]?.startsWith('@kite-apiserver-'))
+    // libuv binds the whole sun_path, so the name shows padded with NULs ("@"); it pads alike on connect.
+    .map((f) => `\0${f[7]!.slice(1).replace(/@+$/, '')}`);
+  return [...new Set(names)];
+}
+
+function getOverSocket(socketPath: string, path: string, authorization?: string): Promise<{ code: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const r = request({ socketPath, path, headers: authorization ? { Authorization: authorization } : {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+    });
+    r.on('error', reject);
+    r.end();
+  });
+}
