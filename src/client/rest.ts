@@ -122,6 +122,17 @@ async function readBody(res: IncomingMessage): Promise<string> {
 
 const isAbort = (err: unknown, signal?: AbortSignal) => signal?.aborted === true || (err as Error)?.name === 'AbortError';
 
+/**
+ * An agent that only ever reaches one server with one set of TLS options. Node's https.Agent keys
+ * its pool by a name rebuilt on every request from the options, PEM text included (kilobytes of
+ * string building and hashing per request); here the key is constant.
+ */
+class OneServerAgent extends https.Agent {
+  override getName(): string {
+    return 'server';
+  }
+}
+
 /** Connections for ordinary requests; beyond it requests wait for a free one, as on one HTTP/2 connection. */
 export const defaultMaxConnections = 32;
 
@@ -140,7 +151,7 @@ export class RestClient {
   private newAgent(maxSockets: number): http.Agent {
     const c = this.config;
     return this.url.protocol === 'https:'
-      ? new https.Agent({ keepAlive: true, maxSockets, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify })
+      ? new OneServerAgent({ keepAlive: true, maxSockets, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify })
       : new http.Agent({ keepAlive: true, maxSockets });
   }
 
