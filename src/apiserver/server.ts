@@ -15,6 +15,7 @@ import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from '
 import type { Worker } from 'node:worker_threads';
 import type { RestConfig } from '../client/rest.js';
 import { startThread, stopThread } from '../util/component-thread.js';
+import { closeServer } from '../util/http-server.js';
 import { EventSweeper } from './eventttl.js';
 import { KubeletClient } from './kubeletclient/client.js';
 import { scrapeResourceMetrics } from '../metricsserver/kubelet.js';
@@ -239,19 +240,10 @@ export class ApiServer {
     this.kubeletClient?.close();
     await this.compactor?.stop();
     this.registries?.stop();
-    if (this.loopback) {
-      const loopback = this.loopback;
-      await new Promise<void>((resolve) => {
-        loopback.close(() => resolve());
-        loopback.closeAllConnections();
-      });
-    }
+    if (this.loopback) await closeServer(this.loopback);
     if (this.server) {
-      await new Promise<void>((resolve) => {
-        this.server.close(() => resolve());
-        this.server.closeAllConnections();
-        for (const socket of this.upgraded) socket.destroy();
-      });
+      for (const socket of this.upgraded) socket.destroy();
+      await closeServer(this.server);
     }
     await this.store?.close();
   }

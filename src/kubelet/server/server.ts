@@ -25,6 +25,7 @@ import { responseForUpgrade, takeOverUpgrade, type UpgradeRequest } from '../../
 import type { StatsProvider } from '../stats/types.js';
 import { renderResourceMetrics } from '../stats/resource-metrics.js';
 import { TEXT_CONTENT_TYPE } from '../stats/prometheus.js';
+import { closeServer } from '../../util/http-server.js';
 
 /** What the server needs from the kubelet it belongs to. */
 export interface KubeletHost {
@@ -129,11 +130,7 @@ export class KubeletServer {
     for (const socket of this.upgraded) socket.destroy();
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    if (server) await closeServer(server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest): Promise<void> {
