@@ -174,7 +174,7 @@ export class Registry {
    * itself for the write's event instead of parsing it back: obj is the writer's own copy and is not
    * changed after this (but for its resourceVersion, set to the same revision).
    */
-  private async writeObject(key: string, obj: StoredObject, write: (value: string) => Promise<KeyValue>): Promise<KeyValue> {
+  private async persist(key: string, obj: StoredObject, write: (value: string) => Promise<KeyValue>): Promise<KeyValue> {
     const value = this.encode(obj);
     if (this.strategy.toStored || this.strategy.toServed) return write(value);
     const withdraw = this.deps.cache.expectWrite(key, value, obj);
@@ -396,7 +396,7 @@ export class Registry {
     }
     try {
       const key = this.keyFor(namespace, obj.metadata.name!);
-      const kv = await this.writeObject(key, obj, (value) => this.deps.store.create(key, value));
+      const kv = await this.persist(key, obj, (value) => this.deps.store.create(key, value));
       // What was written is obj itself: no need to parse it back.
       obj.metadata.resourceVersion = String(kv.modRevision);
       return obj;
@@ -478,7 +478,7 @@ export class Registry {
       if (opts.dryRun) return { object: obj, created: false };
       try {
         if (this.shouldDeleteAfterUpdate(obj)) return { object: await this.deleteNow(key, kv!, obj), created: false };
-        const written = await this.writeObject(key, obj, (value) => this.deps.store.update(key, value, kv!.modRevision));
+        const written = await this.persist(key, obj, (value) => this.deps.store.update(key, value, kv!.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
         return { object: obj, created: false };
       } catch (err) {
