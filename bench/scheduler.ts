@@ -37,7 +37,6 @@ const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-d
 const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const ns = 'bench';
 
-
 type Kind = 'plain' | 'nodeSelector' | 'antiAffinity' | 'spread';
 
 /** Out of every ten pods: 6 plain, 2 nodeSelector, 1 anti-affinity, 1 topology spread. */
