@@ -89,6 +89,13 @@ export async function startAgent(cluster: KiteCluster, opts: AgentOptions): Prom
 }
 
 /** `kite reset`: every pod, sandbox, cgroup, bridge and file the cluster made is removed. */
+/** The end of an e2e file's cluster: stop `kite up`, then `kite reset` (pods, containerd, bridge, data dir). */
+export async function stopAndReset(cluster: KiteCluster | undefined): Promise<void> {
+  if (!cluster) return;
+  await cluster.stop();
+  resetCluster(cluster.dataDir);
+}
+
 export function resetCluster(dataDir: string): void {
   const r = spawnSync(process.execPath, [kiteBin, 'reset', '--data-dir', dataDir], { encoding: 'utf8', timeout: 120_000 });
   if (r.status !== 0) throw new Error(`kite reset failed (${r.status}):\n${r.stderr}${r.stdout}`);

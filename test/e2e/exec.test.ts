@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { httpGetText, kubectl, kubectlOk, repoRoot } from './harness.js';
-import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
+import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 import { dialUpgrade, UpgradeFailedError, type UpgradeTarget } from '../../src/streaming/upgrade.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
@@ -74,11 +74,7 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
     kubectlOk(cluster, ['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/done', '--timeout=60s']);
   });
 
-  after(async () => {
-    if (!cluster) return;
-    await cluster.stop();
-    resetCluster(cluster.dataDir);
-  });
+  after(() => stopAndReset(cluster));
 
   it('exec prints the output of a command in the container', () => {
     assert.equal(kubectlOk(cluster, ['exec', 'web', '--', 'cat', '/etc/hostname']), 'web\n');

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
 import { summarizePod } from '../../src/api/pod/status.js';
-import { eventually, httpGetText, kubectl, kubectlOk, removeDir, sharedDir } from './harness.js';
-import { canRunContainers, resetCluster, startAgent, startCluster, watchPods, type KiteCluster } from './cluster.js';
+import { eventually, httpGetText, kubectl, kubectlOk, sharedDir } from './harness.js';
+import { canRunContainers, resetCluster, startAgent, startCluster, stopAndReset, watchPods, type KiteCluster } from './cluster.js';
 import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
 
@@ -124,12 +124,7 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
     for (const manifest of Object.values(scenarios)) kubectlOk(cluster, ['apply', '-f', '-'], manifest);
   });
 
-  after(async () => {
-    if (!cluster) return;
-    await cluster.stop();
-    resetCluster(cluster.dataDir);
-    removeDir(cluster.dataDir);
-  });
+  after(() => stopAndReset(cluster));
 
   it('registers its node Ready, with capacity, runtime and images', async () => {
     const node = await eventually(() => {

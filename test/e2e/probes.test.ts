@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
-import { eventually, kubectlOk, removeDir, sharedDir } from './harness.js';
-import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
+import { eventually, kubectlOk, sharedDir } from './harness.js';
+import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
@@ -56,12 +56,7 @@ describe('probes and lifecycle hooks on containerd', { skip, timeout: 600_000 },
     for (const manifest of Object.values(others)) kubectlOk(cluster, ['apply', '-f', '-'], manifest);
   });
 
-  after(async () => {
-    if (!cluster) return;
-    await cluster.stop();
-    resetCluster(cluster.dataDir);
-    removeDir(cluster.dataDir);
-  });
+  after(() => stopAndReset(cluster));
 
   it('the seed pod: readiness on / makes it 1/1 Ready', async () => {
     await eventually(() => (row('web').ready === '1/1' ? true : undefined), `web 1/1 Ready (now ${JSON.stringify(row('web'))})`, 120_000);

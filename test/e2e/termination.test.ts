@@ -10,7 +10,7 @@ import { summarizePod } from '../../src/api/pod/status.js';
 import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
 import { eventually, kubectl, kubectlOk, removeDir, tempDir } from './harness.js';
-import { canRunContainers, resetCluster, startCluster, watchPods, type KiteCluster } from './cluster.js';
+import { canRunContainers, startCluster, stopAndReset, watchPods, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
@@ -62,9 +62,7 @@ describe('pod termination on containerd', { skip, timeout: 300_000 }, () => {
   after(async () => {
     words?.stop();
     if (!cluster) return;
-    await cluster.stop();
-    resetCluster(cluster.dataDir);
-    removeDir(cluster.dataDir);
+    await stopAndReset(cluster);
     removeDir(hostDir);
   });
 

@@ -3,8 +3,8 @@
 // metrics.k8s.io (every 2 s here instead of 15 s, so two scrapes come quickly).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir } from './harness.js';
-import { canRunContainers, resetCluster, startCluster, type KiteCluster } from './cluster.js';
+import { eventually, kubectl, kubectlOk } from './harness.js';
+import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
@@ -27,12 +27,7 @@ describe('kubectl top', { skip }, () => {
     kubectlOk(cluster, ['apply', '-f', '-'], burner);
   });
 
-  after(async () => {
-    if (!cluster) return;
-    await cluster.stop();
-    resetCluster(cluster.dataDir);
-    removeDir(cluster.dataDir);
-  });
+  after(() => stopAndReset(cluster));
 
   it('discovery lists metrics.k8s.io/v1beta1 with nodes and pods', () => {
     const resources = kubectlOk(cluster, ['api-resources', '--api-group', 'metrics.k8s.io']);
