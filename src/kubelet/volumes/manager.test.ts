@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Pod, Secret, Volume } from '../../api/types.js';
@@ -181,8 +181,12 @@ describe('KubeletVolumeManager', () => {
 describe('atomic writer', () => {
   it('rejects unsafe paths', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kite-aw-'));
-    for (const p of ['/abs', 'a/../b', '..x']) {
-      await assert.rejects(writeAtomic(dir, new Map([[p, { data: Buffer.from(''), mode: 0o644 }]])), /invalid path/);
+    try {
+      for (const p of ['/abs', 'a/../b', '..x']) {
+        await assert.rejects(writeAtomic(dir, new Map([[p, { data: Buffer.from(''), mode: 0o644 }]])), /invalid path/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
