@@ -110,7 +110,7 @@ export class Kubelet implements KubeletHost {
       generateContainerConfig,
       postStart: (pod, c, id, signal) => hooks.runPostStart(pod, c, id, signal),
       // The hook's time counts against the grace period the container is stopped with.
-      preStop: async (pod, c, id, grace) => (await hooks.runPreStop(pod, c, id, grace)).elapsedSeconds,
+      preStop: async (pod, c, id, grace, signal) => (await hooks.runPreStop(pod, c, id, grace, signal)).elapsedSeconds,
     });
     this.status = new StatusManager({ client: podStatusClient(this.client), clock, log });
     this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock }), clock, log });

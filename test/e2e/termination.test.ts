@@ -86,6 +86,20 @@ describe('pod termination on containerd', { skip, timeout: 300_000 }, () => {
     assert.deepEqual(await runtimeContainers('stubborn'), []);
   });
 
+  it('cuts a running grace period short when a shorter one arrives (kubectl delete --grace-period=1)', async () => {
+    kubectlOk(cluster, ['apply', '-f', '-'], pod('impatient', { terminationGracePeriodSeconds: 30, containers: [{ name: 'app', image: 'busybox:1.35', command: ['sleep', '3600'] }] }));
+    await waitRunning('impatient');
+    kubectlOk(cluster, ['delete', 'pod', 'impatient', '--wait=false']);
+    const firstDeadline = Date.parse(getPod('impatient').metadata!.deletionTimestamp!);
+    await eventually(() => (words.last.get('impatient')?.metadata?.deletionTimestamp ? true : undefined), 'the kubelet saw the first deletion');
+    assert.equal(kubectlOk(cluster, ['delete', 'pod', 'impatient', '--grace-period=1']).trim(), 'pod "impatient" deleted');
+    await eventually(() => (words.deletedAt.has('impatient') ? true : undefined), 'impatient deleted', 15_000);
+    const terminated = words.last.get('impatient')!.status?.containerStatuses?.[0]?.state?.terminated;
+    assert.equal(terminated?.exitCode, 137);
+    // Killed with the shorter grace period (upstream's 2 s minimum at the node), long before the first one ran out.
+    assert.ok(Date.parse(terminated!.finishedAt!) < firstDeadline - 15_000, `finished ${terminated!.finishedAt}, first grace period ends ${new Date(firstDeadline).toISOString()}`);
+  });
+
   it('lets a process that exits on SIGTERM go at once, after its preStop hook', async () => {
     kubectlOk(
       cluster,

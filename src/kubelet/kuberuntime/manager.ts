@@ -33,7 +33,7 @@ import { FAILED_POST_START_HOOK_KILL_MESSAGE, POST_START_HOOK_ERROR } from '../l
 import { findContainerStatus, type ContainerRuntimeStatus, type PodRuntimeState } from './runtime-state.js';
 
 /** Runs a container's preStop hook within the grace period; resolves to the seconds it used. */
-export type PreStopHook = (pod: Pod, container: Container, containerId: string, gracePeriodSeconds: number) => Promise<number>;
+export type PreStopHook = (pod: Pod, container: Container, containerId: string, gracePeriodSeconds: number, signal?: AbortSignal) => Promise<number>;
 /** Runs a just-started container's postStart hook; resolves to the failure message, undefined on success. */
 export type PostStartHook = (pod: Pod, container: Container, containerId: string, signal?: AbortSignal) => Promise<string | undefined>;
 
@@ -239,14 +239,18 @@ export class KubeRuntimeManager {
     return undefined;
   }
 
-  /** killContainer: preStop, then StopContainer with what is left of the grace period. */
-  private async killContainer(pod: Pod, container: Container, containerId: string, message: string, reason: KillReason, gracePeriodOverride?: number): Promise<void> {
+  /**
+   * killContainer: preStop, then StopContainer with what is left of the grace period. `signal`
+   * cancels both (a shorter grace period arrived; the caller kills again with it).
+   */
+  private async killContainer(pod: Pod, container: Container, containerId: string, message: string, reason: KillReason, gracePeriodOverride?: number, signal?: AbortSignal): Promise<void> {
     const { runtime, recorder } = this.config;
     let grace = gracePeriodOverride ?? killGracePeriodSeconds(pod, container, reason);
     recorder.event(containerRef(pod, container), 'Normal', KILLING_CONTAINER, message || `Stopping container ${container.name}`);
-    if (this.config.preStop && container.lifecycle?.preStop) grace -= await this.config.preStop(pod, container, containerId, grace);
+    if (this.config.preStop && container.lifecycle?.preStop) grace -= await this.config.preStop(pod, container, containerId, grace, signal);
+    if (signal?.aborted) return;
     try {
-      await runtime.stopContainer(containerId, Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS));
+      await runtime.stopContainer(containerId, Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS), signal);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -256,14 +260,15 @@ export class KubeRuntimeManager {
    * KillPod: every running container (regular and plain init containers together, then sidecars
    * one at a time in reverse spec order, so they outlive what they serve), then every sandbox.
    */
-  async killPod(pod: Pod, state: PodRuntimeState, gracePeriodOverride?: number): Promise<void> {
+  async killPod(pod: Pod, state: PodRuntimeState, gracePeriodOverride?: number, signal?: AbortSignal): Promise<void> {
     const running = state.containers.filter((c) => c.state === 'CONTAINER_RUNNING' || c.state === 'CONTAINER_CREATED' || c.state === 'CONTAINER_UNKNOWN');
     const inits = pod.spec?.initContainers ?? [];
     const specOf = (c: ContainerRuntimeStatus): Container => [...inits, ...(pod.spec?.containers ?? [])].find((s) => s.name === c.name) ?? { name: c.name };
     const isSidecar = (c: ContainerRuntimeStatus) => isRestartableInitContainer(inits.find((i) => i.name === c.name));
-    await Promise.all(running.filter((c) => !isSidecar(c)).map((c) => this.killContainer(pod, specOf(c), c.id, '', '', gracePeriodOverride)));
+    await Promise.all(running.filter((c) => !isSidecar(c)).map((c) => this.killContainer(pod, specOf(c), c.id, '', '', gracePeriodOverride, signal)));
     const sidecars = running.filter(isSidecar).sort((a, b) => inits.findIndex((i) => i.name === b.name) - inits.findIndex((i) => i.name === a.name));
-    for (const c of sidecars) await this.killContainer(pod, specOf(c), c.id, '', '', gracePeriodOverride);
+    for (const c of sidecars) await this.killContainer(pod, specOf(c), c.id, '', '', gracePeriodOverride, signal);
+    if (signal?.aborted) return;
     for (const s of state.sandboxes) {
       try {
         await this.config.runtime.stopPodSandbox(s.id);

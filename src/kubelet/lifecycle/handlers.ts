@@ -136,26 +136,30 @@ export class HandlerRunner {
   /**
    * executePreStopHook: runs the preStop hook for at most gracePeriodSeconds and resolves to the
    * whole seconds it used, which the caller takes off the grace period (leaving it at least
-   * upstream's minimum of 2 s for the stop itself). A hook still running at the deadline is
-   * abandoned (aborted).
+   * upstream's minimum of 2 s for the stop itself). A hook still running at the deadline, or when
+   * `signal` aborts (the kill is cancelled for a shorter grace period), is abandoned (aborted).
    */
-  async runPreStop(pod: Pod, container: Container, containerID: string, gracePeriodSeconds: number): Promise<{ elapsedSeconds: number }> {
+  async runPreStop(pod: Pod, container: Container, containerID: string, gracePeriodSeconds: number, signal?: AbortSignal): Promise<{ elapsedSeconds: number }> {
     const handler = container.lifecycle?.preStop;
-    if (!handler || gracePeriodSeconds <= 0) return { elapsedSeconds: 0 };
+    if (!handler || gracePeriodSeconds <= 0 || signal?.aborted) return { elapsedSeconds: 0 };
     const { clock } = this.config;
     const start = clock.now();
     const abandon = new AbortController();
     const graceOver = new AbortController();
+    const cancel = () => graceOver.abort();
+    signal?.addEventListener('abort', cancel, { once: true });
     const hook = this.run(pod, container, containerID, handler, { signal: abandon.signal, execTimeoutSeconds: gracePeriodSeconds }).then((msg) => {
       if (msg === undefined || abandon.signal.aborted) return;
       this.config.log?.(msg);
       this.config.recorder.event(containerRef(pod, container), 'Warning', FAILED_PRE_STOP_HOOK, 'PreStopHook failed');
     });
+    // Ends at the deadline, or at once when cancelled: either way the hook is abandoned.
     const deadline = clock.sleep(gracePeriodSeconds * 1000, graceOver.signal).then(
       () => abandon.abort(),
-      () => {},
+      () => abandon.abort(),
     );
     await Promise.race([hook, deadline]);
+    signal?.removeEventListener('abort', cancel);
     graceOver.abort();
     return { elapsedSeconds: Math.trunc((clock.now() - start) / 1000) };
   }

@@ -92,10 +92,11 @@ export class KubeletPodSyncer implements PodSyncer {
     return { isTerminal: false, resyncAt: Number.isFinite(resyncAt) ? resyncAt : undefined, failed: result.failed };
   }
 
-  async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<void> {
+  async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number, signal?: AbortSignal): Promise<void> {
     // A pod on its way out is not restarted for its health.
     this.config.probes?.stopLivenessAndStartup(pod);
-    await this.config.manager.killPod(pod, await this.state(pod), gracePeriodSeconds);
+    await this.config.manager.killPod(pod, await this.state(pod), gracePeriodSeconds, signal);
+    if (signal?.aborted) return;
     this.report(pod, await this.state(pod), true);
   }
 

@@ -120,7 +120,7 @@ class Harness {
         };
       },
       postStart: (pod, c, id, signal) => hooks.runPostStart(pod, c, id, signal),
-      preStop: async (pod, c, id, grace) => (await hooks.runPreStop(pod, c, id, grace)).elapsedSeconds,
+      preStop: async (pod, c, id, grace, signal) => (await hooks.runPreStop(pod, c, id, grace, signal)).elapsedSeconds,
     });
     this.status = new StatusManager({ client: this.api, clock: this.clock });
     this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock: this.clock }), clock: this.clock, random: () => 0 });
@@ -579,6 +579,54 @@ test('postStart failure: the container is killed (FailedPostStartHook) and waits
   await h.settle(10_000);
   assert.equal(h.pod().status?.phase, 'Running');
   assert.equal(h.pod().status?.containerStatuses?.[0]?.restartCount, 1);
+  await h.stop();
+});
+
+test('a shorter grace period during termination cancels the kill under way and kills again with it', async () => {
+  const h = new Harness();
+  h.runtime.ignoreSigterm = true;
+  h.start();
+  h.add(makePod({ containers: [{ name: 'app', lifecycle: { preStop: { sleep: { seconds: 20 } } } }] }));
+  await h.settle();
+  const app = h.running('app')!;
+  const deleting = (grace: number): Pod => ({ ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: grace } });
+  h.workers.updatePod({ type: 'update', pod: deleting(30) });
+  await h.clock.advance(3000);
+  assert.equal(h.running('app')?.id, app.id, 'still in its preStop hook');
+  // kubectl delete --grace-period=1 while the 30 s termination runs.
+  const shorter = deleting(1);
+  h.api.pods.set('default/web', shorter);
+  h.workers.updatePod({ type: 'update', pod: shorter });
+  h.status.updatePod(shorter);
+  await h.clock.advance(1000); // the preStop hook again, now for at most 1 s
+  await h.clock.advance(2000); // then the stop, with upstream's 2 s minimum
+  await h.settle();
+  assert.deepEqual(h.runtime.callsOf('stopContainer'), [[app.id, 2]], 'one stop, with the shorter grace period');
+  assert.equal(h.workers.state('uid-1'), 'terminated');
+  assert.deepEqual(h.api.deleted, ['default/web']);
+  await h.stop();
+});
+
+test('a shorter grace period cancels a StopContainer already waiting for its timeout', async () => {
+  const h = new Harness();
+  h.runtime.ignoreSigterm = true;
+  h.start();
+  h.add(makePod({ containers: ['app'] }));
+  await h.settle();
+  const app = h.running('app')!;
+  const deleting = (grace: number): Pod => ({ ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: grace } });
+  h.workers.updatePod({ type: 'update', pod: deleting(30) });
+  await h.clock.advance(5000);
+  assert.equal(h.running('app')?.id, app.id, 'SIGTERM ignored, 25 s left');
+  h.workers.updatePod({ type: 'update', pod: deleting(1) });
+  await h.clock.advance(2000);
+  await h.settle();
+  assert.deepEqual(h.runtime.callsOf('stopContainer'), [
+    [app.id, 30],
+    [app.id, 2],
+  ]);
+  assert.equal(h.running('app'), undefined);
+  assert.equal(h.workers.state('uid-1'), 'terminated');
   await h.stop();
 });
 

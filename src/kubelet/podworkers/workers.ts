@@ -30,7 +30,8 @@ export interface SyncPodResult {
 export interface PodSyncer {
   /** `signal` aborts when the pod is to be terminated meanwhile (upstream cancels the sync's context). */
   syncPod(pod: Pod, signal: AbortSignal): Promise<SyncPodResult>;
-  syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<void>;
+  /** `signal` aborts when a shorter grace period arrives: termination then starts again with it. */
+  syncTerminatingPod(pod: Pod, gracePeriodSeconds: number, signal: AbortSignal): Promise<void>;
   syncTerminatedPod(pod: Pod): Promise<void>;
 }
 
@@ -56,6 +57,8 @@ interface Worker {
   finished: boolean;
   /** Aborts the syncPod under way, so a deletion does not wait for it (e.g. a long postStart hook). */
   syncAbort?: AbortController;
+  /** Aborts the syncTerminatingPod under way when a shorter grace period arrives. */
+  terminateAbort?: AbortController;
   timer?: Timer;
   timerAt?: number;
 }
@@ -94,6 +97,8 @@ export class PodWorkers {
     }
     if (w.state === 'terminating') {
       const grace = Math.min(update.gracePeriodSeconds ?? gracePeriodOf(update.pod), w.gracePeriodSeconds ?? Infinity);
+      // As upstream, a shorter grace period cancels the kill under way (kubectl delete --grace-period=1 during a 30 s one).
+      if (w.gracePeriodSeconds !== undefined && grace < w.gracePeriodSeconds) w.terminateAbort?.abort();
       w.gracePeriodSeconds = grace;
     }
     // A terminated pod is touched again only to clean it up once the API server deletes it.
@@ -197,11 +202,20 @@ export class PodWorkers {
             if (r.resyncAt !== undefined) this.schedule(w, r.resyncAt);
             break;
           }
-          case 'terminating':
-            await this.config.syncer.syncTerminatingPod(pod, w.gracePeriodSeconds ?? gracePeriodOf(pod));
-            w.state = 'terminated';
+          case 'terminating': {
+            w.terminateAbort = new AbortController();
+            const { signal } = w.terminateAbort;
+            await this.config.syncer
+              .syncTerminatingPod(pod, w.gracePeriodSeconds ?? gracePeriodOf(pod), signal)
+              .catch((err: unknown) => {
+                if (!signal.aborted) throw err;
+              })
+              .finally(() => (w.terminateAbort = undefined));
+            // Cancelled for a shorter grace period: terminate again with it.
+            if (!signal.aborted) w.state = 'terminated';
             w.pending = true;
             break;
+          }
           case 'terminated':
             await this.config.syncer.syncTerminatedPod(w.pod);
             if (w.pod.metadata?.deletionTimestamp) w.finished = true;

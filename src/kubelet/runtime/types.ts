@@ -315,8 +315,11 @@ export interface RuntimeService {
 
   createContainer(podSandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string>;
   startContainer(containerId: string): Promise<void>;
-  /** timeoutSeconds: SIGTERM, then SIGKILL after that long; the call lasts until the container is gone. */
-  stopContainer(containerId: string, timeoutSeconds: number): Promise<void>;
+  /**
+   * timeoutSeconds: SIGTERM, then SIGKILL after that long; the call lasts until the container is
+   * gone, or until `signal` aborts it (the runtime goes on stopping; a second call may shorten it).
+   */
+  stopContainer(containerId: string, timeoutSeconds: number, signal?: AbortSignal): Promise<void>;
   removeContainer(containerId: string): Promise<void>;
   listContainers(filter?: ContainerFilter): Promise<Container[]>;
   containerStatus(containerId: string, verbose?: boolean): Promise<ContainerStatus>;

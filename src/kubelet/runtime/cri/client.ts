@@ -147,12 +147,12 @@ export class CriRuntime implements Runtime {
     await this.runtime('StartContainer', { container_id: containerId });
   }
 
-  async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+  async stopContainer(containerId: string, timeoutSeconds: number, signal?: AbortSignal): Promise<void> {
     // The runtime holds the call open for the whole grace period before it kills.
     await this.runtime(
       'StopContainer',
       { container_id: containerId, timeout: timeoutSeconds },
-      { timeoutMs: this.defaultTimeoutMs + Math.max(0, timeoutSeconds) * 1000 },
+      { timeoutMs: this.defaultTimeoutMs + Math.max(0, timeoutSeconds) * 1000, signal },
     );
   }
 

@@ -91,6 +91,8 @@ export class FakeRuntime implements Runtime {
   readonly unpullable = new Set<string>();
   /** The exit a stopped container reports (a PID 1 without a TERM handler: 137, Error). */
   stopExit = { exitCode: 137, reason: 'Error' };
+  /** Containers ignore SIGTERM: a stop takes its whole timeout (on the clock) before the kill. */
+  ignoreSigterm = false;
   private readonly failures = new Map<keyof Runtime, Error[]>();
   private nextId = 1;
   private nextIP = 2;
@@ -261,8 +263,14 @@ export class FakeRuntime implements Runtime {
     });
   }
 
-  stopContainer(id: string, timeoutSeconds: number): Promise<void> {
-    return this.run('stopContainer', [id, timeoutSeconds], () => this.stopNow(this.mustContainer(id)));
+  async stopContainer(id: string, timeoutSeconds: number, signal?: AbortSignal): Promise<void> {
+    const c = await this.run('stopContainer', [id, timeoutSeconds], () => this.mustContainer(id));
+    if (this.ignoreSigterm && c.state === 'CONTAINER_RUNNING') {
+      await this.clock.sleep(timeoutSeconds * 1000, signal).catch(() => {
+        throw new RuntimeError('CANCELLED', 'context canceled');
+      });
+    }
+    this.stopNow(c);
   }
 
   private stopNow(c: FakeContainer): void {
