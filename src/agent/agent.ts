@@ -1,11 +1,13 @@
 // A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
-// certificates, no shared admin credentials), brings up its container runtime, and runs the kubelet
-// on it. `kite agent` runs one; `kite up` runs one beside the API server.
+// certificates, no shared admin credentials), then runs its node daemons as one group: the
+// container runtime, then the kubelet on it (started in that order, stopped in reverse). `kite
+// agent` runs one; `kite up` runs one beside the API server.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
+import { ServiceGroup, type Service } from '../util/lifecycle.js';
 import { bootstrapKubeletCredentials } from '../kubelet/bootstrap/bootstrap.js';
 import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
@@ -36,9 +38,9 @@ export function defaultNodeName(): string {
   return hostname().toLowerCase();
 }
 
-export class Agent {
-  private nodeRuntime?: NodeRuntime;
-  private cri?: CriRuntime;
+export class Agent implements Service {
+  readonly name = 'kite-agent';
+  private daemons?: ServiceGroup;
   private kubelet?: Kubelet;
   private config?: KubeletConfig;
 
@@ -79,7 +81,7 @@ export class Agent {
       ...(opts.cgroupRoot ? { cgroupRoot: opts.cgroupRoot } : {}),
     });
     this.config = cfg;
-    this.nodeRuntime = new NodeRuntime({
+    const nodeRuntime = new NodeRuntime({
       dataDir: opts.dataDir,
       nodeName,
       criEndpoint: opts.criEndpoint,
@@ -90,18 +92,27 @@ export class Agent {
       clock: opts.clock,
       logger: opts.logger,
     });
-    await this.nodeRuntime.start();
-    this.cri = new CriRuntime({ endpoint: this.nodeRuntime.endpoint });
-    await this.cri.waitForReady(opts.clock.now() + 30_000);
-
-    this.kubelet = new Kubelet({ cfg, rest: credentials.rest, caPem: credentials.caPem, serving: credentials.serving, runtime: this.cri, clock: opts.clock, logger: opts.logger });
-    await this.kubelet.start();
+    // The runtime's socket is known once it runs: the kubelet's CRI client is made then.
+    let cri: CriRuntime | undefined;
+    const kubelet: Service = {
+      name: 'kubelet',
+      start: async () => {
+        cri = new CriRuntime({ endpoint: nodeRuntime.endpoint });
+        await cri.waitForReady(opts.clock.now() + 30_000);
+        this.kubelet = new Kubelet({ cfg, rest: credentials.rest, caPem: credentials.caPem, serving: credentials.serving, runtime: cri, clock: opts.clock, logger: opts.logger });
+        await this.kubelet.start();
+      },
+      stop: async () => {
+        await this.kubelet?.stop();
+        cri?.close();
+      },
+    };
+    this.daemons = new ServiceGroup('node', [nodeRuntime, kubelet]);
+    await this.daemons.start();
   }
 
-  /** Stops the kubelet; containers keep running (a restarted agent adopts them). */
+  /** Stops the node daemons in reverse; containers keep running (a restarted agent adopts them). */
   async stop(): Promise<void> {
-    await this.kubelet?.stop();
-    await this.nodeRuntime?.stop();
-    this.cri?.close();
+    await this.daemons?.stop();
   }
 }

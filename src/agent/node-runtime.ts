@@ -11,6 +11,7 @@ import { Supervisor } from '../kubelet/containerd/supervisor.js';
 import { writeCniConfig, resolvePodNetwork, type PodNetworkOptions, type ResolvedPodNetwork } from '../kubelet/network/cni.js';
 import { recordIpForward, resetPodNetwork } from '../kubelet/network/cleanup.js';
 import { removePodCgroups } from '../kubelet/cm/cgroups.js';
+import type { Service } from '../util/lifecycle.js';
 
 /** What an agent made on this machine, written before anything is made. */
 export interface NodeRecord {
@@ -48,7 +49,8 @@ export interface NodeRuntimeOptions {
   logger: Logger;
 }
 
-export class NodeRuntime {
+export class NodeRuntime implements Service {
+  readonly name = 'container-runtime';
   private supervisor?: Supervisor;
   private endpointPath = '';
 

@@ -43,8 +43,9 @@ import { CgroupNodeStats } from './stats/node.js';
 import { ContainerLogManager } from './logs/manager.js';
 import { ProbeManager } from './prober/manager.js';
 import { Prober } from './prober/prober.js';
-import type { Disposable } from './prober/results.js';
+import type { Disposable, Service } from '../util/lifecycle.js';
 import { HandlerRunner, runtimePodIP } from './lifecycle/handlers.js';
+import { podRef } from '../api/pod/reference.js';
 
 export interface KubeletOptions {
   cfg: KubeletConfig;
@@ -60,7 +61,8 @@ export interface KubeletOptions {
 /** Housekeeping (upstream HandlePodCleanups every 2 s): forget finished workers, stop orphans. */
 const HOUSEKEEPING_PERIOD_MS = 2_000;
 
-export class Kubelet implements KubeletHost {
+export class Kubelet implements KubeletHost, Service {
+  readonly name = 'kubelet';
   readonly runtime: Runtime;
   private readonly client: Client;
   private readonly recorder: KubeletEventRecorder;
@@ -229,7 +231,7 @@ export class Kubelet implements KubeletHost {
       const result = admitPod(pod, this.node, this.workers.activePods());
       if (!result.admit) {
         const status = rejectedPodStatus(pod, result);
-        this.recorder.event({ kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid }, 'Warning', result.reason, result.message);
+        this.recorder.event(podRef(pod), 'Warning', result.reason, result.message);
         this.status.setPodStatus(pod, status);
         this.workers.updatePod({ type: 'create', pod: { ...pod, status } });
         return;

@@ -9,6 +9,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { SchedulerClient } from './client.js';
 import { every } from './ticker.js';
+import { podRef } from '../api/pod/reference.js';
 
 /** Upstream's validation.NoteLengthLimit. */
 export const NOTE_LENGTH_LIMIT = 1024;
@@ -22,10 +23,6 @@ export function truncateNote(note: string): string {
 }
 
 
-const podRef = (pod: Pod) => {
-  const m = pod.metadata ?? {};
-  return { apiVersion: 'v1', kind: 'Pod', namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion };
-};
 
 export interface EventRecorderOptions {
   client: SchedulerClient;

@@ -3,7 +3,8 @@ import { Client } from '../client/client.js';
 import { RestClient } from '../client/rest.js';
 import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
-import { runInThread } from '../util/component-thread.js';
+import { runInThread } from '../client/component-thread.js';
+import { service } from '../util/lifecycle.js';
 import { Scheduler } from './scheduler.js';
 
 const logger = newLogger('scheduler');
@@ -13,12 +14,13 @@ runInThread({
   make: (config) => {
     const rest = new RestClient(config);
     const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger });
-    return {
-      start: () => scheduler.start(),
-      stop: async () => {
+    return service(
+      'kube-scheduler',
+      () => scheduler.start(),
+      async () => {
         await scheduler.stop();
         rest.close();
       },
-    };
+    );
   },
 });

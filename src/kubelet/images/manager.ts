@@ -16,6 +16,7 @@ import {
   type EventType,
   type InvolvedObject,
 } from '../events.js';
+import { containerRef } from '../../api/pod/reference.js';
 import type { EnvSources } from '../kuberuntime/env.js';
 import type { ImageUser } from '../kuberuntime/security.js';
 import { formatRuntimeError, type AuthConfig, type Image, type ImageService, type ImageSpec, type PodSandboxConfig } from '../runtime/types.js';
@@ -40,23 +41,6 @@ export interface ImageManagerConfig {
   /** Where imagePullSecrets are read from; without it images are pulled anonymously. */
   secrets?: Pick<EnvSources, 'getSecret'>;
 }
-
-/** The object reference of a container's events: the pod, with the container's field path (GenerateContainerRef). */
-export function containerRef(pod: Pod, container: Container): InvolvedObject {
-  const isInit = (pod.spec?.initContainers ?? []).some((c) => c.name === container.name);
-  const isEphemeral = !isInit && !(pod.spec?.containers ?? []).some((c) => c.name === container.name) && (pod.spec?.ephemeralContainers ?? []).some((c) => c.name === container.name);
-  const field = isInit ? 'initContainers' : isEphemeral ? 'ephemeralContainers' : 'containers';
-  return {
-    kind: 'Pod',
-    apiVersion: 'v1',
-    namespace: pod.metadata?.namespace,
-    name: pod.metadata?.name,
-    uid: pod.metadata?.uid,
-    resourceVersion: pod.metadata?.resourceVersion,
-    fieldPath: `spec.${field}{${container.name}}`,
-  };
-}
-
 
 interface BackOffEntry {
   backoffMs: number;

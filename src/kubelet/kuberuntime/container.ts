@@ -31,6 +31,7 @@ import {
 import { containerResources } from './resources.js';
 import { podHostnameAndDomain, podLogsDirectory } from './sandbox.js';
 import { containerSecurityContext, verifyRunAsNonRoot, type ImageUser } from './security.js';
+import { podRef } from '../../api/pod/reference.js';
 
 export interface ContainerConfigInput {
   pod: Pod;
@@ -164,7 +165,7 @@ export async function generateContainerConfig(input: ContainerConfigInput): Prom
     envs = result.envs;
     for (const skipped of result.invalidKeys) {
       input.recorder?.event(
-        { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid },
+        podRef(pod),
         'Warning',
         'InvalidEnvironmentVariableNames',
         invalidKeysMessage(pod.metadata?.namespace ?? '', skipped),

@@ -17,11 +17,11 @@ import {
   SANDBOX_CHANGED,
   STARTED_CONTAINER,
   type EventRecorder,
-  type InvolvedObject,
 } from '../events.js';
 import type { EnvSources } from './env.js';
 import type { ContainerConfigInput } from './container.js';
-import { containerRef, type ImageManager, type PullResult } from '../images/manager.js';
+import type { ImageManager, PullResult } from '../images/manager.js';
+import { containerRef, podRef } from '../../api/pod/reference.js';
 import type { PodVolumes } from '../volumes/manager.js';
 import type { ContainerConfig, PodSandboxConfig, Runtime } from '../runtime/types.js';
 import { isNotFound } from '../runtime/types.js';
@@ -63,10 +63,6 @@ export interface SyncResult {
 
 /** Upstream's minimumGracePeriodInSeconds: containers always get a moment to stop. */
 export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
-
-export function podRef(pod: Pod): InvolvedObject {
-  return { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid, resourceVersion: pod.metadata?.resourceVersion };
-}
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

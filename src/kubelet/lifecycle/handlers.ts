@@ -6,10 +6,9 @@
 import type { Container, Pod } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import { FAILED_POST_START_HOOK, FAILED_PRE_STOP_HOOK, type EventRecorder } from '../events.js';
-import { containerRef } from '../images/manager.js';
 import { formatPod } from '../kuberuntime/backoff.js';
 import { POD_UID_LABEL } from '../kuberuntime/labels.js';
-import { podRef } from '../kuberuntime/manager.js';
+import { containerRef, podRef } from '../../api/pod/reference.js';
 import type { RuntimeService } from '../runtime/types.js';
 import { runInContainer, type CommandRunner } from '../prober/exec.js';
 import { goQuote } from '../prober/goformat.js';

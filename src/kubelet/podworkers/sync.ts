@@ -14,7 +14,7 @@ import type { PodSyncer, SyncPodResult } from './workers.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import type { PodStatus } from '../../api/types.js';
 import type { EventRecorder } from '../events.js';
-import { podRef } from '../kuberuntime/manager.js';
+import { podRef } from '../../api/pod/reference.js';
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, activeDeadline, enforceActiveDeadline } from '../status/deadline.js';
 
 /** The pod conditions the kubelet owns (upstream's PodConditionsByKubelet). */

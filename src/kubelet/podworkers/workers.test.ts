@@ -15,7 +15,7 @@ import { RuntimeError, type ExecSyncResponse, type PodSandboxConfig } from '../r
 import { HandlerRunner, runtimePodIP } from '../lifecycle/handlers.js';
 import { ProbeManager } from '../prober/manager.js';
 import { Prober } from '../prober/prober.js';
-import type { Disposable } from '../prober/results.js';
+import type { Disposable } from '../../util/lifecycle.js';
 import { StatusManager, type PodStatusClient } from '../status/manager.js';
 import { Pleg } from './pleg.js';
 import { KubeletPodSyncer } from './sync.js';

@@ -8,7 +8,8 @@ import type { Clock } from '../../util/clock.js';
 import type { ProbeResult as PlannerProbeResult, ProbeResults } from '../kuberuntime/planner.js';
 import type { ContainerProbeStatus } from '../status/generate.js';
 import { probeSpec, type ProbeRunner, type ProbeType } from './prober.js';
-import { ResultsManager, type Disposable, type ProbeResult } from './results.js';
+import type { Disposable } from '../../util/lifecycle.js';
+import { ResultsManager, type ProbeResult } from './results.js';
 import { ProbeWorker, bareContainerID, type PodStatusProvider, type WorkerContext } from './worker.js';
 
 export interface ProbeManagerConfig {

@@ -4,7 +4,7 @@
 import type { Container, Pod, PodStatus, Probe } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import { CONTAINER_PROBE_WARNING, CONTAINER_UNHEALTHY, type EventRecorder } from '../events.js';
-import { containerRef } from '../images/manager.js';
+import { containerRef } from '../../api/pod/reference.js';
 import { formatPod } from '../kuberuntime/backoff.js';
 import { execProbe, expandCommandOnlyStatic, type CommandRunner } from './exec.js';
 import { grpcProbe } from './grpc.js';

@@ -1,6 +1,7 @@
 // Probe results by container ID (upstream's prober/results): one cache per probe type. The pod
 // workers read liveness and startup results to kill containers, the status side reads readiness
 // and startup results; every change is announced so the kubelet can sync the pod at once.
+import type { Disposable } from '../../util/lifecycle.js';
 
 export type ProbeResult = 'Success' | 'Failure' | 'Unknown';
 
@@ -8,10 +9,6 @@ export interface ResultUpdate {
   containerID: string;
   result: ProbeResult;
   podUID: string;
-}
-
-export interface Disposable {
-  dispose(): void;
 }
 
 export class ResultsManager {

@@ -17,6 +17,7 @@ import { writeAtomic, type Payload } from './atomic-writer.js';
 import { checkHostPathType } from './hostpath.js';
 import { hostMounter, type Mounter } from './mounter.js';
 import { DEFAULT_MODE, configMapPayload, downwardAPIPayload, projectedPayload, secretPayload } from './projections.js';
+import { podRef } from '../../api/pod/reference.js';
 
 /** A pod's mounted volumes. */
 export interface PodVolumes {
@@ -142,7 +143,7 @@ export class KubeletVolumeManager implements VolumeManager {
         const failure = new VolumeMountError(v.name, `MountVolume.SetUp failed for volume "${v.name}" : ${(err as Error).message}`);
         failures.push(failure);
         this.config.recorder?.event(
-          { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid },
+          podRef(pod),
           'Warning',
           FAILED_MOUNT_VOLUME,
           failure.message,
