@@ -5,11 +5,13 @@
 //   of type []v1.Container`), as do malformed quantities and base64 `byte` strings;
 // - unknown fields are collected in document order as `unknown field "spec.containers[0].foo"`:
 //   Strict fails with them, Warn returns them as warnings, Ignore drops them.
-// Duplicate keys (upstream's `duplicate field "…"`) cannot be seen here: JSON.parse keeps the last
-// one before this check runs, so they are accepted silently.
+// - duplicate keys, which JSON.parse collapses (keeping the last value, as Go does), were noted by the
+//   body scan (jsonscan.ts) and are reported like unknown fields as `duplicate field "metadata.name"`,
+//   after them (upstream interleaves both in document order).
 // Named Go types are approximated by their underlying types (a v1.Protocol reads `string`), except
 // v1.ResourceList for maps of quantities.
 import { badRequest } from '../apiserver/errors.js';
+import { duplicateFields } from './jsonscan.js';
 import { componentSchemas, INT_OR_STRING, OPAQUE, QUANTITY, refName, schemaNameForKind, type RawSchema } from './schema.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -167,19 +169,22 @@ class Walker {
 /**
  * Checks `obj`, decoded from a request body for group/version/kind, as upstream's decoder does, and
  * drops its unknown fields. Throws a 400 StatusError when the request must fail; returns the
- * unknown-field warnings for Warn. Kinds without a schema are not checked.
+ * unknown- and duplicate-field warnings for Warn. Kinds without a schema are checked for duplicates only.
  */
 export function checkObject(group: string, version: string, kind: string, obj: unknown, mode: FieldValidation): { warnings: string[] } {
   const name = schemaNameForKind(group, version, kind);
-  if (!name || typeof obj !== 'object' || obj === null || Array.isArray(obj)) return { warnings: [] };
   const walker = new Walker(mode !== 'Ignore');
   const fail = (why: string) => badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${why}`);
-  try {
-    walker.fields(obj as Record<string, unknown>, name, componentSchemas[name], { struct: kind, field: '', path: '' });
-  } catch (err) {
-    if (err instanceof DecodeError) throw fail(err.message);
-    throw err;
+  if (name && typeof obj === 'object' && obj !== null && !Array.isArray(obj)) {
+    try {
+      walker.fields(obj as Record<string, unknown>, name, componentSchemas[name], { struct: kind, field: '', path: '' });
+    } catch (err) {
+      if (err instanceof DecodeError) throw fail(err.message);
+      throw err;
+    }
   }
-  if (mode === 'Strict' && walker.unknown.length) throw fail(`strict decoding error: ${walker.unknown.join(', ')}`);
-  return { warnings: mode === 'Warn' ? walker.unknown : [] };
+  if (mode === 'Ignore') return { warnings: [] };
+  const strict = [...walker.unknown, ...duplicateFields(obj).map((path) => `duplicate field "${path}"`)];
+  if (mode === 'Strict' && strict.length) throw fail(`strict decoding error: ${strict.join(', ')}`);
+  return { warnings: mode === 'Warn' ? strict : [] };
 }

@@ -5,14 +5,16 @@ import { apiVersionOf } from '../../api/meta.js';
 import { schemaForKind } from '../../api/schema.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
-import { badRequest, notFound, unsupportedMediaType } from '../errors.js';
+import { duplicateFields } from '../../api/jsonscan.js';
+import { invalid as invalidField, Path } from '../../api/field.js';
+import { badRequest, invalid, notFound, unsupportedMediaType } from '../errors.js';
 import { parseJson, parseYaml, readBody } from '../http/body.js';
 import { mediaType } from '../http/negotiation.js';
 import { applyJsonPatch } from '../patch/jsonpatch.js';
 import { applyMergePatch } from '../patch/mergepatch.js';
 import { applyStrategicMergePatch } from '../patch/strategic.js';
 import { applyPatch, validatePatchOptions } from '../patch/apply.js';
-import type { JsonObject } from '../patch/json.js';
+import { goFormat, type JsonObject } from '../patch/json.js';
 import { dryRunOf, query, type ResourceRequest } from './context.js';
 import { fieldValidationOf, prepareInput, writeOptions, writeServed } from './crud.js';
 import { resetFieldsFor } from './managed.js';
@@ -94,6 +96,9 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
     return;
   }
 
+  // Upstream decodes the patch body strictly for Strict and Warn; JSON patch errors name the operation list.
+  const validation = fieldValidationOf(r);
+  const strictErrors = validation === 'Ignore' ? [] : duplicateFields(patch).map((p) => `${type === 'json' ? 'json patch ' : ''}duplicate field "${p}"`);
   const result = await r.registry.update(
     r.info.namespace,
     name,
@@ -103,8 +108,13 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
       if (type === 'json') patched = applyJsonPatch(current as JsonObject, patch);
       else if (type === 'merge') patched = applyMergePatch(current as JsonObject, patch);
       else patched = applyStrategicMergePatch(current as JsonObject, patch, schema);
+      if (strictErrors.length && validation === 'Strict') {
+        // The bad value is the patched object (the patch map, in Go's rendering, for a strategic merge patch).
+        const value = type === 'strategic' ? goFormat(patch) : JSON.stringify(patched);
+        throw invalid('', '', '', [invalidField(Path.root('patch'), value, `strict decoding error: ${strictErrors.join(', ')}`)]);
+      }
       pinnedVersion(patched, current, type === 'json' ? undefined : patch);
-      warnings = prepareInput(r, patched, name);
+      warnings = [...strictErrors, ...prepareInput(r, patched, name)];
       return patched;
     },
     writeOptions(r, dryRun, subresource),

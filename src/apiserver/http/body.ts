@@ -1,9 +1,10 @@
 // Reading and decoding request bodies: a size limit, JSON or YAML, and upstream's errors.
 import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
-import { StatusError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
 import { mediaType } from './negotiation.js';
 import { decodeProtobufObject } from '../../api/protobuf/decode.js';
+import { maxNestingDepth, nestingDepth, recordDuplicateFields, scanJson } from '../../api/jsonscan.js';
 
 /** Upstream's default --max-request-body-bytes. */
 export const maxBodyBytes = 3 * 1024 * 1024;
@@ -61,33 +62,19 @@ export function jsonTypeName(v: unknown): string {
   return typeof v === 'object' ? 'object' : typeof v;
 }
 
-/** Go's encoding/json limit; deeper documents are refused before anything walks them recursively. */
-export const maxNestingDepth = 10_000;
-
-function checkNesting(text: string): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91 /* { [ */) {
-      if (++depth > maxNestingDepth) throw badRequest(`couldn't get version/kind; json parse error: exceeded max depth of ${maxNestingDepth}`);
-    } else if (c === 125 || c === 93) depth--;
-  }
-}
-
 export function parseJson(body: Buffer): unknown {
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
-  checkNesting(text);
+  let duplicates: readonly string[];
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    duplicates = scanJson(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
+  recordDuplicateFields(value, duplicates);
+  return value;
 }
 
 export function parseYaml(body: Buffer): unknown {
@@ -95,13 +82,13 @@ export function parseYaml(body: Buffer): unknown {
     const docs = YAML.parseAllDocuments(body.toString('utf8'));
     if (docs.length !== 1) throw new Error(docs.length === 0 ? 'empty document' : 'multiple documents are not allowed');
     const doc = docs[0]!;
-    if (doc.errors.length) throw doc.errors[0]!;
+    const tooDeep = new Error(`exceeded max depth of ${maxNestingDepth}`);
+    // The parser recurses per level and reports its stack running out as RESOURCE_EXHAUSTION.
+    if (doc.errors.length) throw doc.errors[0]!.code === 'RESOURCE_EXHAUSTION' ? tooDeep : doc.errors[0]!;
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    // YAML nests with indentation as well as brackets: check the decoded value's depth.
-    checkNesting(JSON.stringify(value) ?? '');
+    if (nestingDepth(value) > maxNestingDepth) throw tooDeep;
     return value;
   } catch (err) {
-    if (err instanceof StatusError) throw err;
     throw badRequest(`error converting YAML to JSON: yaml: ${(err as Error).message}`);
   }
 }

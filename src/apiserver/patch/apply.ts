@@ -6,6 +6,7 @@ import { parseApiVersion } from '../../api/meta.js';
 import type { FieldSchema } from '../../api/schema.js';
 import { forbidden, invalid as invalidField, Path, required, tooLong, type FieldError } from '../../api/field.js';
 import { badRequest, invalid, type StatusError } from '../errors.js';
+import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, deepEqual, isObject, type JsonObject } from './json.js';
 import {
   compareTimes,
@@ -95,7 +96,7 @@ function isAtomicMap(s: FieldSchema | undefined): boolean {
 }
 
 function fieldSchema(s: FieldSchema | undefined, key: string): FieldSchema | undefined {
-  return s?.properties?.[key] ?? s?.additionalProperties;
+  return (s?.properties && (getOwn(s.properties, key) as FieldSchema | undefined)) ?? s?.additionalProperties;
 }
 
 /** A declared struct field (not a map key or an unknown field). */
@@ -112,8 +113,8 @@ function itemElement(listSchema: FieldSchema | undefined, item: unknown, index: 
   if (type === 'map' && isObject(item)) {
     const key: JsonObject = {};
     for (const k of keys) {
-      const v = item[k] ?? listMapKeyDefaults[k];
-      if (v !== undefined) key[k] = v;
+      const v = getOwn(item, k) ?? getOwn(listMapKeyDefaults, k);
+      if (v !== undefined) setOwn(key, k, v);
     }
     return `k:${JSON.stringify(key)}`;
   }
@@ -181,10 +182,10 @@ function mergeValues(lhs: unknown, rhs: unknown, s: FieldSchema | undefined): un
   if (isGranularMap(s, lhs) && isGranularMap(s, rhs)) {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(lhs)) {
-      const m = mergeValues(v, rhs[k], fieldSchema(s, k));
-      if (m !== null) out[k] = m;
+      const m = mergeValues(v, getOwn(rhs, k), fieldSchema(s, k));
+      if (m !== null) setOwn(out, k, m);
     }
-    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k) && v !== null) out[k] = dropNulls(deepClone(v));
+    for (const [k, v] of Object.entries(rhs)) if (!Object.hasOwn(lhs, k) && v !== null) setOwn(out, k, dropNulls(deepClone(v)));
     return out;
   }
   return dropNulls(deepClone(rhs));
@@ -271,7 +272,7 @@ function removeItems(value: unknown, set: FieldSet, s: FieldSchema | undefined):
       const pe = `f:${k}`;
       if (set.members.has(pe)) continue;
       const child = set.children.get(pe);
-      out[k] = child ? removeItems(v, child, fieldSchema(s, k)) : v;
+      setOwn(out, k, child ? removeItems(v, child, fieldSchema(s, k)) : v);
     }
     return out;
   }
@@ -328,7 +329,7 @@ function compare(lhs: unknown, rhs: unknown, schema: FieldSchema | undefined): C
       const rm = (r as JsonObject | undefined) ?? {};
       for (const k of Object.keys(lm)) {
         path.push(`f:${k}`);
-        walk(lm[k], rm[k], fieldSchema(s, k));
+        walk(lm[k], getOwn(rm, k), fieldSchema(s, k));
         path.pop();
       }
       for (const k of Object.keys(rm)) {

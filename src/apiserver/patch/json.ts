@@ -1,4 +1,6 @@
 // JSON value helpers shared by the patch mechanisms: they operate on decoded JSON, never on typed objects.
+// Keys are request data: reads of keys not known to be own go through getOwn, every write through setOwn.
+import { setOwn } from '../../util/own.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -15,7 +17,7 @@ export function deepClone<T>(v: T): T {
     return out as T;
   }
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) out[k] = deepClone((v as JsonObject)[k]);
+  for (const k of Object.keys(v)) setOwn(out, k, deepClone((v as JsonObject)[k]));
   return out as T;
 }
 

@@ -1,11 +1,16 @@
 // RFC 6902 JSON patch (application/json-patch+json) with the behaviour of evanphx/json-patch v4, the
 // library the API server uses: negative array indices count from the end, `replace` of a missing object
-// key adds it, and a `test` of null matches an absent value.
+// key adds it, a `test` of null matches an absent value, and `copy` operations may add at most
+// 3 MiB between them (the API server's JSONPatchMaxCopyBytes, armed as the library's AccumulatedCopySizeLimit).
 import { badRequest, requestEntityTooLarge, StatusError } from '../errors.js';
+import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, deepEqual, isObject, type JsonObject } from './json.js';
 
 /** Upstream's cap on the number of operations in one JSON patch. */
 const maxJsonPatchOperations = 10000;
+
+/** Upstream's default JSONPatchMaxCopyBytes: how much all `copy` operations of one patch may add together. */
+export const maxAccumulatedCopyBytes = 3 * 1024 * 1024;
 
 export type JsonPatchOperation = Record<string, unknown>;
 
@@ -57,6 +62,7 @@ function goJsonType(v: unknown): string {
 /** Applies operations in order; throws JsonPatchError on the first that does not apply. */
 export function applyOperations(doc: JsonObject, ops: (JsonPatchOperation | null)[]): JsonObject {
   const root = deepClone(doc);
+  let copied = 0;
   for (const op of ops) {
     const kind = op && typeof op.op === 'string' ? op.op : 'unknown';
     switch (kind) {
@@ -75,7 +81,7 @@ export function applyOperations(doc: JsonObject, ops: (JsonPatchOperation | null
           get(target, `replace operation does not apply: doc is missing key: ${path}`);
           target.container[arrayIndex(target.key, path)] = valueOf(op);
         } else {
-          target.container[target.key] = valueOf(op);
+          setOwn(target.container, target.key, valueOf(op));
         }
         break;
       }
@@ -91,9 +97,16 @@ export function applyOperations(doc: JsonObject, ops: (JsonPatchOperation | null
       case 'copy': {
         const from = opPath(op, 'from', kind);
         const source = locate(root, from, `copy operation does not apply: doc is missing from path: ${from}`);
-        const value = get(source, `error in copy for from: '${from}'`);
+        const value = get(source, `error in copy for from: '${from}'`) ?? null;
+        // The library measures each copy by its JSON encoding, before copying it.
+        copied += Buffer.byteLength(JSON.stringify(value));
+        if (copied > maxAccumulatedCopyBytes) {
+          throw new JsonPatchError(
+            `Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${maxAccumulatedCopyBytes}`,
+          );
+        }
         const path = opPath(op, 'path', kind);
-        add(root, path, deepClone(value ?? null), `copy operation does not apply: doc is missing destination path: ${path}`);
+        add(root, path, deepClone(value), `copy operation does not apply: doc is missing destination path: ${path}`);
         break;
       }
       case 'test': {
@@ -134,14 +147,14 @@ function locate(root: JsonObject, path: string, missing: string): Target {
   const tokens = path.slice(1).split('/').map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
   let cur: unknown = root;
   for (const t of tokens.slice(0, -1)) {
-    cur = Array.isArray(cur) ? cur[goAtoi(t) ?? -1] : isObject(cur) ? cur[t] : undefined;
+    cur = Array.isArray(cur) ? cur[goAtoi(t) ?? -1] : isObject(cur) ? getOwn(cur, t) : undefined;
     if (!Array.isArray(cur) && !isObject(cur)) throw new JsonPatchError(`${missing}: missing value`);
   }
   return { container: cur as JsonObject | unknown[], key: tokens[tokens.length - 1] };
 }
 
 function get(t: Target, context: string): unknown {
-  if (!Array.isArray(t.container)) return t.container[t.key];
+  if (!Array.isArray(t.container)) return getOwn(t.container, t.key);
   const i = goAtoi(t.key);
   if (i === undefined) throw new JsonPatchError(`${context}: strconv.Atoi: parsing "${t.key}": invalid syntax`);
   if (i >= t.container.length || i < 0) throw new JsonPatchError(`${context}: Unable to access invalid index: ${i}: invalid index referenced`);
@@ -151,7 +164,7 @@ function get(t: Target, context: string): unknown {
 function add(root: JsonObject, path: string, value: unknown, missing = `add operation does not apply: doc is missing path: "${path}"`): void {
   const t = locate(root, path, missing);
   if (!Array.isArray(t.container)) {
-    t.container[t.key] = value;
+    setOwn(t.container, t.key, value);
     return;
   }
   if (t.key === '-') {

@@ -1,6 +1,7 @@
 // RFC 7386 JSON merge patch (application/merge-patch+json), as evanphx/json-patch v4 applies it for the
 // API server: null deletes a key, objects merge recursively, anything else (arrays included) replaces.
 import { badRequest } from '../errors.js';
+import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, isObject, type JsonObject } from './json.js';
 
 /**
@@ -16,11 +17,10 @@ function mergeObject(doc: JsonObject, patch: JsonObject): JsonObject {
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) {
       delete doc[k];
-    } else if (isObject(doc[k]) && isObject(v)) {
-      doc[k] = mergeObject(doc[k], v);
-    } else {
-      doc[k] = pruneNulls(deepClone(v));
+      continue;
     }
+    const cur = getOwn(doc, k);
+    setOwn(doc, k, isObject(cur) && isObject(v) ? mergeObject(cur, v) : pruneNulls(deepClone(v)));
   }
   return doc;
 }

@@ -3,6 +3,7 @@
 // upstream. Where no schema is known the patch merges maps and replaces lists, like a JSON merge patch.
 import type { FieldSchema } from '../../api/schema.js';
 import { badRequest, StatusError } from '../errors.js';
+import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, goFormat, isObject, type JsonObject } from './json.js';
 
 const directiveMarker = '$patch';
@@ -59,8 +60,9 @@ export function applyStrategicMergePatch(original: JsonObject, patch: unknown, s
       // Upstream answers with a generic server response, which drops the library's message.
       throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     }
-    // Upstream returns a plain error here: a 500 whose message is the library's, unprefixed.
-    throw new StatusError(500, 'InternalError', err.message);
+    // Upstream returns a plain error here, which its handler answers as a 500 with reason Unknown and the
+    // library's message (kubectl prints `Error from server: map: ... does not contain declared merge key: name`).
+    throw new StatusError(500, '', err.message);
   }
 }
 
@@ -71,7 +73,7 @@ interface FieldStrategy {
 }
 
 function lookup(schema: FieldSchema | undefined, key: string): FieldStrategy {
-  const field = schema?.properties?.[key] ?? schema?.additionalProperties;
+  const field = (schema?.properties && (getOwn(schema.properties, key) as FieldSchema | undefined)) ?? schema?.additionalProperties;
   const strategies = (field?.patchStrategy ?? '').split(',').filter((s) => s !== '' && s !== 'retainKeys');
   return { schema: field, strategy: strategies[0] ?? '', mergeKey: field?.patchMergeKey ?? '' };
 }
@@ -102,18 +104,18 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, schema: F
       continue;
     }
     const f = lookup(schema, k);
-    const cur = out[k];
+    const cur = getOwn(out, k);
     if (cur === undefined) {
       // A new map still goes through the merge so its directives take effect; upstream keeps a new list as sent.
       // Deleting from an absent list is a no-op (upstream would store the deletion list itself).
-      if (!isDeleteList) out[k] = isObject(patchV) ? mergeValue(undefined, patchV, f, false) : patchV;
+      if (!isDeleteList) setOwn(out, k, isObject(patchV) ? mergeValue(undefined, patchV, f, false) : patchV);
       continue;
     }
     if (kindOf(cur) !== kindOf(patchV)) {
-      out[k] = patchV;
+      setOwn(out, k, patchV);
       continue;
     }
-    out[k] = mergeValue(cur, patchV, f, isDeleteList);
+    setOwn(out, k, mergeValue(cur, patchV, f, isDeleteList));
   }
   return out;
 }
@@ -159,8 +161,8 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: Fiel
     if (!Array.isArray(order)) throw errBadArgType(goSlice, order);
     if (!key.startsWith(`${setElementOrderPrefix}/`)) throw errBadPatchFormatForSetElementOrderList();
     const listKey = key.slice(setElementOrderPrefix.length + 1);
-    const originalList = original[listKey];
-    const patchList = patch[listKey];
+    const originalList = getOwn(original, listKey);
+    const patchList = getOwn(patch, listKey);
     if (originalList !== undefined && !Array.isArray(originalList)) throw errBadArgType(goSlice, originalList);
     if (patchList !== undefined && !Array.isArray(patchList)) throw errBadArgType(goSlice, patchList);
     const f = lookup(schema, listKey);
@@ -174,7 +176,7 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: Fiel
 
     const [patchItems, serverOnly] = partition(merged, order, f.mergeKey);
     const isMap = elementKind(originalList ?? [], patchList ?? []) === 'map';
-    original[listKey] = normalizeElementOrder(patchItems, serverOnly, order, originalList ?? [], f.mergeKey, isMap);
+    setOwn(original, listKey, normalizeElementOrder(patchItems, serverOnly, order, (originalList as unknown[] | undefined) ?? [], f.mergeKey, isMap));
     delete patch[listKey];
   }
 }
