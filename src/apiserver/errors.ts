@@ -20,9 +20,7 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'ServiceUnavailable'
-  | 'Timeout'
-  // StatusReasonUnknown: what upstream answers for an error that is not a Status (omitted on the wire).
-  | '';
+  | 'Timeout';
 
 export interface StatusDetails {
   name?: string;
@@ -45,8 +43,7 @@ export class StatusError extends Error {
   }
 
   toStatus(): Status {
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message };
-    if (this.reason) s.reason = this.reason;
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
     if (this.details) s.details = this.details;
     s.code = this.code;
     return s;

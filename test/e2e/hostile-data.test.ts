@@ -78,12 +78,12 @@ describe('hostile request data', () => {
 
   it('malformed strategic merge patches get upstream codes and messages', async () => {
     const cases: [string, number, string | undefined, string][] = [
-      ['{"spec":{"containers":[{"image":"nginx"}]}}', 500, undefined, 'map: map[image:nginx] does not contain declared merge key: name'],
+      ['{"spec":{"containers":[{"image":"nginx"}]}}', 400, 'BadRequest', 'map: map[image:nginx] does not contain declared merge key: name'],
       ['{"metadata":{"$retainKeys":"x"}}', 400, 'BadRequest', 'invalid patch format of retainKeys'],
       ['{"metadata":{"$deleteFromPrimitiveList":["a"]}}', 400, 'BadRequest', 'invalid patch format of primitive list'],
       ['{"metadata":{"$setElementOrder":["a"]}}', 400, 'BadRequest', 'invalid patch format of setElementOrder list'],
-      ['{"spec":{"$patch":"bogus"}}', 500, undefined, 'unknown patch type: bogus in map: map[$patch:bogus]'],
-      ['{"spec":{"containers":[{"$patch":"merge","name":"c"}]}}', 500, undefined, 'merging lists cannot yet be specified in the patch'],
+      ['{"spec":{"$patch":"bogus"}}', 400, 'BadRequest', 'unknown patch type: bogus in map: map[$patch:bogus]'],
+      ['{"spec":{"containers":[{"$patch":"merge","name":"c"}]}}', 400, 'BadRequest', 'merging lists cannot yet be specified in the patch'],
     ];
     for (const [body, code, reason, message] of cases) {
       assertStatus(await req({ method: 'PATCH', path: `${pods}/smp`, headers: strategic, body }), code, reason, message);

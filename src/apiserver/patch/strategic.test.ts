@@ -171,24 +171,24 @@ const cases: Case[] = [
     want: { 'metadata.labels': { app: 'web', tier: 'fe' } },
   },
   {
-    name: 'an unknown $patch on a map is a 500 with the library message',
+    name: 'an unknown $patch on a map is a 400 with the library message',
     patch: { metadata: { labels: { $patch: 'merge' } } },
-    error: { code: 500, reason: '', message: 'unknown patch type: merge in map: map[$patch:merge]' },
+    error: { code: 400, reason: 'BadRequest', message: 'unknown patch type: merge in map: map[$patch:merge]' },
   },
   {
-    name: 'an unknown $patch in a list item is a 500',
+    name: 'an unknown $patch in a list item is a 400',
     patch: { spec: { containers: [{ $patch: 'bogus', name: 'x' }] } },
-    error: { code: 500, reason: '', message: 'unknown patch type: bogus in map: map[$patch:bogus name:x]' },
+    error: { code: 400, reason: 'BadRequest', message: 'unknown patch type: bogus in map: map[$patch:bogus name:x]' },
   },
   {
     name: '$patch: merge in a list is refused',
     patch: { spec: { containers: [{ $patch: 'merge', name: 'x' }] } },
-    error: { code: 500, reason: '', message: 'merging lists cannot yet be specified in the patch' },
+    error: { code: 400, reason: 'BadRequest', message: 'merging lists cannot yet be specified in the patch' },
   },
   {
     name: 'a list item without its merge key is refused',
     patch: { spec: { containers: [{ image: 'x' }] } },
-    error: { code: 500, reason: '', message: 'map: map[image:x] does not contain declared merge key: name' },
+    error: { code: 400, reason: 'BadRequest', message: 'map: map[image:x] does not contain declared merge key: name' },
   },
   {
     name: '$retainKeys must be a list',
@@ -214,8 +214,8 @@ const cases: Case[] = [
     name: '$setElementOrder must agree with the patch list',
     patch: { spec: { '$setElementOrder/containers': [{ name: 'nginx' }], containers: [{ name: 'other', image: 'x' }] } },
     error: {
-      code: 500,
-      reason: '',
+      code: 400,
+      reason: 'BadRequest',
       message: "The order in patch list:\n[map[image:x name:other]]\n doesn't match $setElementOrder list:\n[map[name:nginx]]\n",
     },
   },

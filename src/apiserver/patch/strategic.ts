@@ -11,8 +11,12 @@ const retainKeysDirective = '$retainKeys';
 const setElementOrderPrefix = '$setElementOrder';
 const deleteFromPrimitiveListPrefix = '$deleteFromPrimitiveList';
 
-/** How the API server answers each failure: upstream maps a few sentinel errors to 400 or 422, the rest are 500s. */
-type SmpFailure = 'BadRequest' | 'Invalid' | 'Internal';
+/**
+ * How the API server answers each failure: upstream maps a few sentinel errors to 400 or 422 and
+ * answers the rest (a missing merge key, an unknown $patch, ...) with a 500. Those are the client's
+ * mistakes, not the server's: kite answers them 400 with the library's message.
+ */
+type SmpFailure = 'BadRequest' | 'Invalid' | 'Unclassified';
 
 class SmpError extends Error {
   constructor(
@@ -28,10 +32,10 @@ const errBadPatchFormatForRetainKeys = () => new SmpError('BadRequest', 'invalid
 const errBadPatchFormatForSetElementOrderList = () => new SmpError('BadRequest', 'invalid patch format of setElementOrder list');
 const errNoListOfLists = () => new SmpError('Invalid', 'lists of lists are not supported');
 const errNoMergeKey = (m: JsonObject, key: string) =>
-  new SmpError('Internal', `map: ${goFormat(m)} does not contain declared merge key: ${key}`);
+  new SmpError('Unclassified', `map: ${goFormat(m)} does not contain declared merge key: ${key}`);
 const errBadArgType = (expected: string, actual: unknown) =>
-  new SmpError('Internal', `expected a ${expected}, but received a ${goTypeName(actual)}`);
-const errBadPatchType = (t: unknown, m: JsonObject) => new SmpError('Internal', `unknown patch type: ${goFormat(t)} in map: ${goFormat(m)}`);
+  new SmpError('Unclassified', `expected a ${expected}, but received a ${goTypeName(actual)}`);
+const errBadPatchType = (t: unknown, m: JsonObject) => new SmpError('Unclassified', `unknown patch type: ${goFormat(t)} in map: ${goFormat(m)}`);
 
 const goMap = 'map[string]interface {}';
 const goSlice = '[]interface {}';
@@ -46,7 +50,7 @@ function goTypeName(v: unknown): string {
 
 /**
  * Applies a decoded strategic merge patch to `original` (not mutated) using `schema`, the kind's schema.
- * Throws StatusErrors with upstream's codes: 400 for malformed directives, 422 for lists of lists, 500 otherwise.
+ * Throws StatusErrors: 422 for lists of lists (as upstream), 400 for the rest.
  */
 export function applyStrategicMergePatch(original: JsonObject, patch: unknown, schema: FieldSchema | undefined): JsonObject {
   if (patch === null) return deepClone(original);
@@ -55,14 +59,12 @@ export function applyStrategicMergePatch(original: JsonObject, patch: unknown, s
     return mergeMap(deepClone(original), deepClone(patch), schema);
   } catch (err) {
     if (!(err instanceof SmpError)) throw err;
-    if (err.failure === 'BadRequest') throw badRequest(err.message);
     if (err.failure === 'Invalid') {
       // Upstream answers with a generic server response, which drops the library's message.
       throw new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
     }
-    // Upstream returns a plain error here, which its handler answers as a 500 with reason Unknown and the
-    // library's message (kubectl prints `Error from server: map: ... does not contain declared merge key: name`).
-    throw new StatusError(500, '', err.message);
+    // Upstream's 500 for the unclassified ones says nothing of a server fault: the patch is wrong.
+    throw badRequest(err.message);
   }
 }
 
@@ -204,7 +206,7 @@ function validatePatchWithSetOrderList(patchList: unknown[], order: unknown[], m
   }
   if (p < nonDelete.length && s >= order.length) {
     throw new SmpError(
-      'Internal',
+      'Unclassified',
       `The order in patch list:\n${goFormat(patchList)}\n doesn't match ${setElementOrderPrefix} list:\n${goFormat(order)}\n`,
     );
   }
@@ -228,7 +230,7 @@ function mergeSlice(original: unknown[], patch: unknown[], itemSchema: FieldSche
     if (isDeleteList) return original.filter((v) => !patch.includes(v));
     merged = deduplicateScalars([...original, ...patch]);
   } else {
-    if (!mergeKey) throw new SmpError('Internal', 'cannot merge lists without merge key for type struct');
+    if (!mergeKey) throw new SmpError('Unclassified', 'cannot merge lists without merge key for type struct');
     [original, patch] = applySpecialElements(original as JsonObject[], patch as JsonObject[], mergeKey);
     merged = [...original];
     for (const item of patch as JsonObject[]) {
@@ -260,7 +262,7 @@ function applySpecialElements(original: JsonObject[], patch: JsonObject[], merge
         replace = true;
         break;
       case 'merge':
-        throw new SmpError('Internal', 'merging lists cannot yet be specified in the patch');
+        throw new SmpError('Unclassified', 'merging lists cannot yet be specified in the patch');
       default:
         throw errBadPatchType(item[directiveMarker], item);
     }
@@ -278,11 +280,11 @@ function elementKind(...lists: unknown[][]): string {
         if (k === 'slice') throw errNoListOfLists();
         kind = k;
       } else if (kind !== k) {
-        throw new SmpError('Internal', `list element types are not identical: ${goFormat(lists)}`);
+        throw new SmpError('Unclassified', `list element types are not identical: ${goFormat(lists)}`);
       }
     }
   }
-  if (kind === undefined) throw new SmpError('Internal', 'no elements in any of the given slices');
+  if (kind === undefined) throw new SmpError('Unclassified', 'no elements in any of the given slices');
   return kind;
 }
 
