@@ -22,7 +22,7 @@ const V3_REF = '#/components/schemas/';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 /** A component schema in v2 form: `#/definitions/` refs beside their siblings, int-or-string and quantity as strings. */
-export function v2Schema(s: RawSchema): Json {
+function v2Schema(s: RawSchema): Json {
   const { $ref, allOf, oneOf, properties, items, additionalProperties, ...rest } = s;
   const out: Json = {};
   const target = $ref ?? allOf?.[0]?.$ref;
@@ -35,6 +35,9 @@ export function v2Schema(s: RawSchema): Json {
   if (additionalProperties) out.additionalProperties = v2Schema(additionalProperties);
   return out;
 }
+
+/** Keys in order, as upstream's document has them. */
+const byKey = (o: Json): Json => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 function v2Parameter(p: Json): Json {
   const { schema, ...rest } = p;
@@ -62,16 +65,7 @@ function v2Operation(op: Json): Json {
     if (!produces.length) produces = Object.keys(content);
     v2Responses[code] = { description: r.description, schema: v2Schema(Object.values(content)[0]!.schema) };
   }
-  return {
-    consumes,
-    description: rest.description,
-    operationId: rest.operationId,
-    ...(params.length ? { parameters: params } : {}),
-    produces,
-    responses: v2Responses,
-    schemes: ['https'],
-    ...rest,
-  };
+  return byKey({ ...rest, consumes, ...(params.length ? { parameters: params } : {}), produces, responses: v2Responses, schemes: ['https'] });
 }
 
 /** The v2 document: every group/version's paths in one, and every schema they reference as definitions. */
@@ -84,7 +78,7 @@ export function buildOpenAPIV2(): Json {
     const v2Item: Json = {};
     for (const m of METHODS) if (item[m]) v2Item[m] = v2Operation(item[m] as Json);
     v2Item.parameters = (item.parameters as Json[]).map(v2Parameter);
-    paths[path] = v2Item;
+    paths[path] = byKey(v2Item);
   }
   const definitions = Object.fromEntries(Object.entries(referencedSchemas(v3Paths)).map(([name, s]) => [name, v2Schema(s)]));
   return {
