@@ -1,7 +1,7 @@
 // /openapi/v3: the root index and one document per served group/version, shaped like upstream's.
 // kubectl reads them to learn that PATCH takes `fieldValidation` (so it validates server-side) and
 // for `explain`. PATCH operations declare no strategic-merge-patch request body on purpose: kubectl
-// then computes strategic merge patches from its compiled-in types (see the kubectl wire notes).
+// then computes apply's strategic merge patch from /openapi/v2 (v2.ts), which lists it as upstream's does.
 // Documents are built and serialized once; the hash is upstream's ETag: SHA-512 of the body, upper-case hex.
 import { kubernetesVersion } from '../version.js';
 import { createHash } from 'node:crypto';
