@@ -45,6 +45,7 @@ import { toStatusError, writeError, writeObject, writeText } from './http/respon
 import { hasStatusCode, methodNotAllowed, StatusError } from './errors.js';
 import type { StoredObject } from '../api/meta.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { serveOpenAPIV2 } from './openapi/v2.js';
 import { openapiV3Doc, openapiV3Root } from './openapi/v3.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handleUpdate } from './handlers/crud.js';
 import { handlePatch } from './handlers/patch.js';
@@ -333,6 +334,8 @@ export class ApiServer {
         }
         return writeObject(res, 200, path === '/api' ? apiVersions(this.address) : apiGroupList());
       }
+      case '/openapi/v2':
+        return serveOpenAPIV2(req, res);
       case '/openapi/v3':
         return writeObject(res, 200, openapiV3Root());
     }

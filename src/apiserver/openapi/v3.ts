@@ -1,7 +1,7 @@
 // /openapi/v3: the root index and one document per served group/version, shaped like upstream's.
 // kubectl reads them to learn that PATCH takes `fieldValidation` (so it validates server-side) and
 // for `explain`. PATCH operations declare no strategic-merge-patch request body on purpose: kubectl
-// then computes strategic merge patches from its compiled-in types (see the kubectl wire notes).
+// then computes apply's strategic merge patch from /openapi/v2 (v2.ts), which lists it as upstream's does.
 // Documents are built and serialized once; the hash is upstream's ETag: SHA-512 of the body, upper-case hex.
 import { kubernetesVersion } from '../version.js';
 import { createHash } from 'node:crypto';
@@ -10,14 +10,17 @@ import { groupVersions, resources, type ResourceInfo, type SubresourceInfo } fro
 import { componentSchemas, refName, schemaNameForKind, type RawSchema } from '../../api/schema.js';
 
 /** The Kubernetes version the documents describe (info.version). */
-const KUBERNETES_VERSION = `v${kubernetesVersion.major}.${kubernetesVersion.minor}.${kubernetesVersion.patch}`;
+export const KUBERNETES_VERSION = `v${kubernetesVersion.major}.${kubernetesVersion.minor}.${kubernetesVersion.patch}`;
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const JSON_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 const WATCH_TYPES = [...JSON_TYPES, 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
 // No application/strategic-merge-patch+json: see the header.
 const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'];
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
+
+/** The one security scheme, as both documents declare it. */
+export const BEARER_TOKEN = { description: 'Bearer Token authentication', in: 'header', name: 'authorization', type: 'apiKey' };
 
 export interface OpenAPIDoc {
   hash: string;
@@ -315,7 +318,7 @@ function subresourcePaths(b: PathBuilder, r: ResourceInfo, s: SubresourceInfo, p
 }
 
 /** Every component that `root` references, directly or not, in name order. */
-function closure(root: unknown): Record<string, RawSchema> {
+export function referencedSchemas(root: unknown): Record<string, RawSchema> {
   const seen = new Set<string>();
   const visit = (s: unknown): void => {
     if (!s || typeof s !== 'object') return;
@@ -335,16 +338,20 @@ export function groupVersionPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
-function buildDoc(group: string, version: string): string {
-  const gvPath = groupVersionPath(group, version);
+/** The paths of one group/version's resources, in path order: shared by the v3 document and v2's. */
+export function groupVersionPaths(group: string, version: string): Record<string, Json> {
   const tag = `${group === '' ? 'core' : group.split('.')[0]}_${version}`;
   const b = new PathBuilder(tag);
-  for (const r of resources.filter((x) => x.group === group && x.version === version)) resourcePaths(b, r, `/${gvPath}`);
-  const paths = Object.fromEntries(Object.entries(b.paths).sort(([x], [y]) => (x < y ? -1 : 1)));
+  for (const r of resources.filter((x) => x.group === group && x.version === version)) resourcePaths(b, r, `/${groupVersionPath(group, version)}`);
+  return Object.fromEntries(Object.entries(b.paths).sort(([x], [y]) => (x < y ? -1 : 1)));
+}
+
+function buildDoc(group: string, version: string): string {
+  const paths = groupVersionPaths(group, version);
   const doc = {
     components: {
-      schemas: closure(paths),
-      securitySchemes: { BearerToken: { description: 'Bearer Token authentication', in: 'header', name: 'authorization', type: 'apiKey' } },
+      schemas: referencedSchemas(paths),
+      securitySchemes: { BearerToken: BEARER_TOKEN },
     },
     info: { title: 'Kubernetes', version: KUBERNETES_VERSION },
     openapi: '3.0.0',
