@@ -1,25 +1,5 @@
-// How kubelet components report events (core/v1, source "kubelet" on this node, as upstream's
-// record.EventRecorder), and the reasons they use, spelled as upstream's pkg/kubelet/events.
-
-import type { ObjectReference } from '../api/types.js';
-
-export type EventType = 'Normal' | 'Warning';
-
-/** The object an event is about: a pod (fieldPath "spec.containers{nginx}" for one container) or the node. */
-export type InvolvedObject = Pick<ObjectReference, 'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion' | 'resourceVersion' | 'fieldPath'>;
-
-export interface EventRecorder {
-  /** Never blocks and never throws: events are best effort, as upstream's broadcaster. */
-  event(object: InvolvedObject, type: EventType, reason: string, message: string): void;
-}
-
-/** Records into an array; for tests. */
-export class FakeRecorder implements EventRecorder {
-  readonly events: { object: InvolvedObject; type: EventType; reason: string; message: string }[] = [];
-  event(object: InvolvedObject, type: EventType, reason: string, message: string): void {
-    this.events.push({ object, type, reason, message });
-  }
-}
+// The reasons kubelet components give their events (recorded through client/record's
+// EventRecorder, source "kubelet" on this node), spelled as upstream's pkg/kubelet/events.
 
 // Container events.
 export const CREATED_CONTAINER = 'Created';

@@ -14,7 +14,7 @@ import { Client } from '../client/client.js';
 import { hasStatusCode } from '../apiserver/errors.js';
 import { RestClient, type RestConfig } from '../client/rest.js';
 import { SharedInformer } from '../client/informer.js';
-import { KubeletEventRecorder, clientEventSink } from '../client/record/recorder.js';
+import { EventBroadcaster, clientEventSink, type EventRecorder } from '../client/record/recorder.js';
 import type { Clock } from '../util/clock.js';
 import { Periodic } from '../util/periodic.js';
 import type { Logger } from '../util/log.js';
@@ -65,7 +65,8 @@ export class Kubelet implements KubeletHost, Service {
   readonly name = 'kubelet';
   readonly runtime: Runtime;
   private readonly client: Client;
-  private readonly recorder: KubeletEventRecorder;
+  private readonly events: EventBroadcaster;
+  private readonly recorder: EventRecorder;
   private readonly informer: SharedInformer<Pod>;
   private readonly status: StatusManager;
   private readonly workers: PodWorkers;
@@ -95,7 +96,8 @@ export class Kubelet implements KubeletHost, Service {
     this.housekeeping = new Periodic({ clock, periodMs: HOUSEKEEPING_PERIOD_MS, run: () => this.housekeep(), onError: (err) => logger.warn({ err }, 'housekeeping') });
     this.runtime = opts.runtime;
     this.client = new Client(new RestClient(opts.rest));
-    this.recorder = new KubeletEventRecorder({ sink: clientEventSink(this.client), nodeName: cfg.nodeName, clock, logger });
+    this.events = new EventBroadcaster({ sink: clientEventSink(this.client), clock, logger });
+    this.recorder = this.events.newRecorder({ component: 'kubelet', host: cfg.nodeName });
     const sources = apiSources(this.client);
     const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources });
     const volumes = new KubeletVolumeManager({ cfg, sources, recorder: this.recorder });
@@ -206,7 +208,7 @@ export class Kubelet implements KubeletHost, Service {
     await this.lease.stop();
     await this.nodeStatus?.stop();
     await this.server.stop();
-    await this.recorder.stop();
+    await this.events.stop();
     this.client.close();
   }
 

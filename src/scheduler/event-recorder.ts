@@ -8,7 +8,7 @@ import type { EventsV1Event, Pod } from '../api/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { SchedulerClient } from './client.js';
-import { every } from './ticker.js';
+import { every } from '../util/periodic.js';
 import { podRef } from '../api/pod/reference.js';
 
 /** Upstream's validation.NoteLengthLimit. */

@@ -23,7 +23,7 @@ import { Framework, type Profile, type Registry } from './framework/runtime.js';
 import { Code, isSuccess, Status } from './framework/status.js';
 import { PodInfo, podKey, podUID, type NodeInfo } from './framework/types.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
-import { every } from './ticker.js';
+import { every } from '../util/periodic.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile, inTreeRegistry } from './registry.js';
 
 /** Below this many nodes every node is filtered. */

@@ -1,6 +1,25 @@
-// A task repeated on the injected clock (the clock only has one-shot timers), each run a period
-// after the previous one ended, as upstream's wait.Until: a slow run never overlaps the next.
+// Tasks repeated on the injected clock (the clock only has one-shot timers): `every` for a quick
+// synchronous call, Periodic for async work, each run a period after the previous one ended, as
+// upstream's wait.Until: a slow run never overlaps the next.
 import type { Clock, Timer } from './clock.js';
+
+/** Calls fn every ms until the returned timer is cancelled. */
+export function every(clock: Clock, ms: number, fn: () => void): Timer {
+  let timer: Timer;
+  let cancelled = false;
+  const tick = () => {
+    if (cancelled) return;
+    fn();
+    if (!cancelled) timer = clock.setTimer(ms, tick);
+  };
+  timer = clock.setTimer(ms, tick);
+  return {
+    cancel: () => {
+      cancelled = true;
+      timer.cancel();
+    },
+  };
+}
 
 export interface PeriodicOptions {
   clock: Clock;

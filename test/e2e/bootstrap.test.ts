@@ -13,7 +13,7 @@ import { isStatusError } from '../../src/apiserver/errors.js';
 import { realClock } from '../../src/util/clock.js';
 import { bootstrapKubeletCredentials, type KubeletCredentials } from '../../src/kubelet/bootstrap/bootstrap.js';
 import { defaultKubeletConfig } from '../../src/kubelet/config.js';
-import { FakeRecorder } from '../../src/kubelet/events.js';
+import { FakeRecorder } from '../../src/client/record/recorder.js';
 import { readMachineInfo } from '../../src/kubelet/node/machine.js';
 import { NodeStatusManager, nodeClient } from '../../src/kubelet/node/status.js';
 import { NodeLeaseController, leaseClient } from '../../src/kubelet/node/lease.js';

@@ -4,8 +4,7 @@ import { pino } from 'pino';
 import type { CoreEvent } from '../../api/types.js';
 import { notFound } from '../../apiserver/errors.js';
 import { FakeClock } from '../../util/clock.js';
-import type { InvolvedObject } from '../../kubelet/events.js';
-import { KubeletEventRecorder, RETRY_SLEEP_MS, type EventSink } from './recorder.js';
+import { EventBroadcaster, RETRY_SLEEP_MS, type EventBroadcasterOptions, type EventSink, type EventSource, type InvolvedObject } from './recorder.js';
 import { COMBINED_PREFIX } from './correlator.js';
 
 const logger = pino({ level: 'silent' });
@@ -37,12 +36,30 @@ class FakeSink implements EventSink {
   }
 }
 
+/** A recorder for `source` on its own broadcaster, with the broadcaster's flush beside it. */
+function recorderOn(opts: EventBroadcasterOptions, source: EventSource = { component: 'kubelet', host: 'n1' }) {
+  const broadcaster = new EventBroadcaster(opts);
+  return Object.assign(broadcaster.newRecorder(source), { flush: () => broadcaster.flush() });
+}
+
 function setup() {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const sink = new FakeSink();
-  const rec = new KubeletEventRecorder({ sink, nodeName: 'n1', clock, logger, random: () => 0.5 });
+  const rec = recorderOn({ sink, clock, logger, random: () => 0.5 });
   return { clock, sink, rec };
 }
+
+test('a controller\'s events carry its component and no host', async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const sink = new FakeSink();
+  const rec = recorderOn({ sink, clock, logger }, { component: 'replicaset-controller' });
+  rec.event({ kind: 'ReplicaSet', namespace: 'default', name: 'web-1', uid: 'rs1', apiVersion: 'apps/v1' }, 'Normal', 'SuccessfulCreate', 'Created pod: web-1-abcde');
+  await rec.flush();
+  const [e] = [...sink.stored.values()];
+  assert.deepEqual(e!.source, { component: 'replicaset-controller' });
+  assert.equal(e!.reportingComponent, 'replicaset-controller');
+  assert.equal(e!.reportingInstance, '');
+});
 
 test('a new event is created with the kubelet as source and upstream\'s name', async () => {
   const { sink, rec } = setup();
@@ -135,7 +152,7 @@ test('transport failures are retried after 10 s; a full queue drops events', asy
     await gate;
     return create(e);
   };
-  const bounded = new KubeletEventRecorder({ sink: slow, nodeName: 'n1', clock, logger, maxQueued: 2 });
+  const bounded = recorderOn({ sink: slow, clock, logger, maxQueued: 2 });
   // One is being written, two wait, two are dropped: event() never blocks.
   for (let i = 0; i < 5; i++) bounded.event(pod, 'Normal', 'R', `m${i}`);
   release();

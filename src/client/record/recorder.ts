@@ -1,17 +1,42 @@
-// The kubelet's event recorder (client-go's tools/record broadcaster + recorder for core/v1
-// events): event() builds the event (source kubelet on this node, name <object>.<hex nanos>) and
-// queues it without blocking; a full queue drops it. One writer drains the queue in order through
-// the correlator: new events are created, repeats patched (count, lastTimestamp), a patch that finds
-// the event gone (expired) creates it again, and transport failures are retried every 10 s up to
-// 12 tries, as upstream.
-import type { CoreEvent } from '../../api/types.js';
+// core/v1 events as client-go's tools/record writes them: one EventBroadcaster per process owns
+// the queue and the writer; each component gets a recorder stamped with its source (the kubelet on
+// its node, a controller). event() builds the event (name <object>.<hex nanos>) and queues it
+// without blocking; a full queue drops it. The writer drains the queue in order through the
+// correlator: new events are created, repeats patched (count, lastTimestamp), a patch that finds the
+// event gone (expired) creates it again, and transport failures are retried every 10 s up to 12
+// tries, as upstream.
+import type { CoreEvent, ObjectReference } from '../../api/types.js';
 import { rfc3339 } from '../../api/time.js';
-import type { EventRecorder, EventType, InvolvedObject } from '../../kubelet/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { StatusError } from '../../apiserver/errors.js';
 import type { Client } from '../client.js';
 import { EventCorrelator } from './correlator.js';
+
+export type EventType = 'Normal' | 'Warning';
+
+/** The object an event is about: a pod (fieldPath "spec.containers{nginx}" for one container), a node, a workload. */
+export type InvolvedObject = Pick<ObjectReference, 'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion' | 'resourceVersion' | 'fieldPath'>;
+
+/** What components record events through (upstream's record.EventRecorder). */
+export interface EventRecorder {
+  /** Never blocks and never throws: events are best effort, as upstream's broadcaster. */
+  event(object: InvolvedObject, type: EventType, reason: string, message: string): void;
+}
+
+/** Records into an array; for tests. */
+export class FakeRecorder implements EventRecorder {
+  readonly events: { object: InvolvedObject; type: EventType; reason: string; message: string }[] = [];
+  event(object: InvolvedObject, type: EventType, reason: string, message: string): void {
+    this.events.push({ object, type, reason, message });
+  }
+}
+
+/** Who reports (upstream's EventSource): the component, and the node it runs on if any. */
+export interface EventSource {
+  component: string;
+  host?: string;
+}
 
 /** Where events are written: the events API (or a fake). */
 export interface EventSink {
@@ -32,9 +57,8 @@ export const MAX_QUEUED_EVENTS = 1000;
 export const MAX_TRIES_PER_EVENT = 12;
 export const RETRY_SLEEP_MS = 10_000;
 
-export interface KubeletEventRecorderOptions {
+export interface EventBroadcasterOptions {
   sink: EventSink;
-  nodeName: string;
   clock: Clock;
   logger: Logger;
   /** Events queued beyond this are dropped (upstream's broadcaster: 1000). */
@@ -43,7 +67,7 @@ export interface KubeletEventRecorderOptions {
   random?: () => number;
 }
 
-export class KubeletEventRecorder implements EventRecorder {
+export class EventBroadcaster {
   private readonly queue: CoreEvent[] = [];
   private readonly correlator: EventCorrelator;
   private draining?: Promise<void>;
@@ -51,11 +75,16 @@ export class KubeletEventRecorder implements EventRecorder {
   private seq = 0;
   private dropped = 0;
 
-  constructor(private readonly opts: KubeletEventRecorderOptions) {
+  constructor(private readonly opts: EventBroadcasterOptions) {
     this.correlator = new EventCorrelator({ clock: opts.clock, eventName: (n) => this.eventName(n), now: () => rfc3339(opts.clock.now()) });
   }
 
-  event(object: InvolvedObject, type: EventType, reason: string, message: string): void {
+  /** A recorder whose events carry `source` (upstream's NewRecorder). */
+  newRecorder(source: EventSource): EventRecorder {
+    return { event: (object, type, reason, message) => this.record(source, object, type, reason, message) };
+  }
+
+  private record(source: EventSource, object: InvolvedObject, type: EventType, reason: string, message: string): void {
     if (this.abort.signal.aborted) return;
     if (type !== 'Normal' && type !== 'Warning') {
       this.opts.logger.error({ type }, 'Unsupported event type');
@@ -66,22 +95,21 @@ export class KubeletEventRecorder implements EventRecorder {
       return;
     }
     const now = rfc3339(this.opts.clock.now());
-    const host = this.opts.nodeName;
     this.queue.push({
       apiVersion: 'v1',
       kind: 'Event',
-      // Events about cluster-scoped objects (the node) live in "default".
+      // Events about cluster-scoped objects (a node) live in "default".
       metadata: { name: this.eventName(object.name ?? ''), namespace: object.namespace || 'default' },
       involvedObject: object,
       reason,
       message,
       type,
-      source: { component: 'kubelet', host },
+      source: source.host ? { component: source.component, host: source.host } : { component: source.component },
       firstTimestamp: now,
       lastTimestamp: now,
       count: 1,
-      reportingComponent: 'kubelet',
-      reportingInstance: host,
+      reportingComponent: source.component,
+      reportingInstance: source.host ?? '',
     });
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod, Secret } from '../../api/types.js';
 import { FakeClock } from '../../util/clock.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { FakeRuntime, normalizeImage } from '../runtime/fake/fake.js';
 import type { AuthConfig, ImageSpec } from '../runtime/types.js';
 import { KubeletImageManager, type PullResult } from './manager.js';

@@ -5,17 +5,8 @@ import type { Container, Pod, Secret } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import { goDuration } from '../../api/duration.js';
 import type { KubeletConfig } from '../config.js';
-import {
-  BACK_OFF_PULL_IMAGE,
-  ERR_IMAGE_NEVER_PULL_POLICY,
-  FAILED_TO_INSPECT_IMAGE,
-  FAILED_TO_PULL_IMAGE,
-  PULLED_IMAGE,
-  PULLING_IMAGE,
-  type EventRecorder,
-  type EventType,
-  type InvolvedObject,
-} from '../events.js';
+import { BACK_OFF_PULL_IMAGE, ERR_IMAGE_NEVER_PULL_POLICY, FAILED_TO_INSPECT_IMAGE, FAILED_TO_PULL_IMAGE, PULLED_IMAGE, PULLING_IMAGE } from '../events.js';
+import { type EventRecorder, type EventType, type InvolvedObject } from '../../client/record/recorder.js';
 import { containerRef } from '../../api/pod/reference.js';
 import type { EnvSources } from '../kuberuntime/env.js';
 import type { ImageUser } from '../kuberuntime/security.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Container, Pod } from '../../api/types.js';
 import { defaultKubeletConfig } from '../config.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { CreateContainerConfigError, generateContainerConfig, managedHostsContent, type ContainerConfigInput } from './container.js';
 import { hashContainer } from './labels.js';
 import { generatePodSandboxConfig } from './sandbox.js';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Container, Pod } from '../../api/types.js';
 import { Quantity } from '../../api/quantity.js';
 import type { KubeletConfig } from '../config.js';
-import type { EventRecorder } from '../events.js';
+import type { EventRecorder } from '../../client/record/recorder.js';
 import type { ContainerConfig, Mount, PodSandboxConfig } from '../runtime/types.js';
 import type { PodVolumes } from '../volumes/manager.js';
 import { EnvError, expandCommandAndArgs, invalidKeysMessage, makeEnvironmentVariables, type EnvSources } from './env.js';

@@ -7,17 +7,8 @@ import type { Container, Pod } from '../../api/types.js';
 import { isRestartableInitContainer } from '../../api/pod/status.js';
 import type { Clock } from '../../util/clock.js';
 import type { KubeletConfig } from '../config.js';
-import {
-  BACK_OFF_START_CONTAINER,
-  CREATED_CONTAINER,
-  FAILED_CREATE_POD_SANDBOX,
-  FAILED_TO_CREATE_CONTAINER,
-  FAILED_TO_START_CONTAINER,
-  KILLING_CONTAINER,
-  SANDBOX_CHANGED,
-  STARTED_CONTAINER,
-  type EventRecorder,
-} from '../events.js';
+import { BACK_OFF_START_CONTAINER, CREATED_CONTAINER, FAILED_CREATE_POD_SANDBOX, FAILED_TO_CREATE_CONTAINER, FAILED_TO_START_CONTAINER, KILLING_CONTAINER, SANDBOX_CHANGED, STARTED_CONTAINER } from '../events.js';
+import { type EventRecorder } from '../../client/record/recorder.js';
 import type { EnvSources } from './env.js';
 import type { ContainerConfigInput } from './container.js';
 import type { ImageManager, PullResult } from '../images/manager.js';

@@ -4,7 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container, Pod } from '../../api/types.js';
 import { FakeClock } from '../../util/clock.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { FakeRuntime } from '../runtime/fake/fake.js';
 import { RuntimeError, type ExecSyncResponse } from '../runtime/types.js';
 import { HandlerRunner, runtimePodIP, type LifecycleHandler } from './handlers.js';

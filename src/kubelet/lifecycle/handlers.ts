@@ -5,7 +5,8 @@
 // are upstream's; the events only say which hook failed, so hook output never leaks into them.
 import type { Container, Pod } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
-import { FAILED_POST_START_HOOK, FAILED_PRE_STOP_HOOK, type EventRecorder } from '../events.js';
+import { FAILED_POST_START_HOOK, FAILED_PRE_STOP_HOOK } from '../events.js';
+import { type EventRecorder } from '../../client/record/recorder.js';
 import { formatPod } from '../kuberuntime/backoff.js';
 import { POD_UID_LABEL } from '../kuberuntime/labels.js';
 import { containerRef, podRef } from '../../api/pod/reference.js';

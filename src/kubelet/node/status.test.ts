@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../util/clock.js';
 import { defaultKubeletConfig } from '../config.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { NodeStatusManager } from './status.js';
 import { FakeNodeClient, FakeNodeRuntime, fakeMachine } from './testing.js';
 

@@ -13,7 +13,7 @@ import type { VolumeManager } from '../volumes/manager.js';
 import type { PodSyncer, SyncPodResult } from './workers.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import type { PodStatus } from '../../api/types.js';
-import type { EventRecorder } from '../events.js';
+import type { EventRecorder } from '../../client/record/recorder.js';
 import { podRef } from '../../api/pod/reference.js';
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, activeDeadline, enforceActiveDeadline } from '../status/deadline.js';
 

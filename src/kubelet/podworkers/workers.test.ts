@@ -4,7 +4,7 @@ import type { Container, Pod, PodStatus } from '../../api/types.js';
 import { summarizePod } from '../../api/pod/status.js';
 import { FakeClock } from '../../util/clock.js';
 import { defaultKubeletConfig } from '../config.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { CONTAINER_HASH_ANNOTATION, CONTAINER_NAME_LABEL, CONTAINER_RESTART_COUNT_ANNOTATION, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, hashContainer } from '../kuberuntime/labels.js';
 import type { ContainerConfigInput } from '../kuberuntime/container.js';
 import { KubeRuntimeManager } from '../kuberuntime/manager.js';

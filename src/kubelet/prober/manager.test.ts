@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Container, Pod, PodStatus, Probe } from '../../api/types.js';
 import { FakeClock } from '../../util/clock.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { ProbeManager } from './manager.js';
 import { Prober, type ProbeRunResult, type ProbeRunner, type ProbeType } from './prober.js';
 import type { ResultUpdate } from './results.js';

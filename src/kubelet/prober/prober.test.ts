@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import type { Container, Pod, Probe } from '../../api/types.js';
 import { FakeClock } from '../../util/clock.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { RuntimeError, type ExecSyncResponse } from '../runtime/types.js';
 import type { CommandRunner } from './exec.js';
 import { HEALTH_CHECK_METHOD, decodeHealthCheckRequest, encodeHealthCheckResponse } from './grpc.js';

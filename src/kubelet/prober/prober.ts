@@ -3,7 +3,8 @@
 // result is Success or Failure; an error means the probe could not run and the worker discards it.
 import type { Container, Pod, PodStatus, Probe } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
-import { CONTAINER_PROBE_WARNING, CONTAINER_UNHEALTHY, type EventRecorder } from '../events.js';
+import { CONTAINER_PROBE_WARNING, CONTAINER_UNHEALTHY } from '../events.js';
+import { type EventRecorder } from '../../client/record/recorder.js';
 import { containerRef } from '../../api/pod/reference.js';
 import { formatPod } from '../kuberuntime/backoff.js';
 import { execProbe, expandCommandOnlyStatic, type CommandRunner } from './exec.js';

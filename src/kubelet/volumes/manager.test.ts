@@ -4,7 +4,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigMap, Pod, Secret, Volume } from '../../api/types.js';
-import { FakeRecorder } from '../events.js';
+import { FakeRecorder } from '../../client/record/recorder.js';
 import { writeAtomic } from './atomic-writer.js';
 import { KubeletVolumeManager, VolumeMountError } from './manager.js';
 import { mountsBelow, parseMountPoints, type Mounter } from './mounter.js';

@@ -8,7 +8,7 @@ import { eventMatches, QueueingHint, type ClusterEvent, type ClusterEventWithHin
 import type { NominatingInfo, PodNominator, QueuedPodInfo } from '../framework/interface.js';
 import type { Status } from '../framework/status.js';
 import { PodInfo, podUID } from '../framework/types.js';
-import { every } from '../ticker.js';
+import { every } from '../../util/periodic.js';
 import { Heap } from './heap.js';
 
 export interface SchedulingQueueOptions {
