@@ -34,7 +34,10 @@ export const RETRY_SLEEP_MS = 10_000;
 
 export interface KubeletEventRecorderOptions {
   sink: EventSink;
+  /** source.host; empty for a controller. */
   nodeName: string;
+  /** source.component (default "kubelet"; a controller's own name, e.g. "replicaset-controller"). */
+  component?: string;
   clock: Clock;
   logger: Logger;
   /** Events queued beyond this are dropped (upstream's broadcaster: 1000). */
@@ -66,7 +69,8 @@ export class KubeletEventRecorder implements EventRecorder {
       return;
     }
     const now = rfc3339(this.opts.clock.now());
-    const host = this.opts.nodeName;
+    const host = this.opts.nodeName || undefined;
+    const component = this.opts.component ?? 'kubelet';
     this.queue.push({
       apiVersion: 'v1',
       kind: 'Event',
@@ -76,12 +80,12 @@ export class KubeletEventRecorder implements EventRecorder {
       reason,
       message,
       type,
-      source: { component: 'kubelet', host },
+      source: { component, host },
       firstTimestamp: now,
       lastTimestamp: now,
       count: 1,
-      reportingComponent: 'kubelet',
-      reportingInstance: host,
+      reportingComponent: component,
+      reportingInstance: host ?? '',
     });
     this.draining ??= this.drain().finally(() => (this.draining = undefined));
   }
