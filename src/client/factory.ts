@@ -8,10 +8,21 @@
 // that resource, whose informer then serves both — as upstream's GC prefers the typed informers.
 import type { ResourceInfo } from '../api/resources.js';
 import { realClock, type Clock } from '../util/clock.js';
-import type { Client, PartialObjectMetadata } from './client.js';
+import type { ListOptions, ObjectList, PartialObjectMetadata, WatchOptions } from './client.js';
 import type { IndexFunc, MetaObject } from './indexer.js';
 import { SharedInformer, type ListerWatcher, type ResourceEventHandler } from './informer.js';
 import { Lister } from './lister.js';
+import type { WatchEvent } from './rest.js';
+
+/** What the factory lists and watches through: the Client's ResourceClient (or a test's fake). */
+export interface InformerSource<T> extends ListerWatcher<T> {
+  listMetadata(opts: ListOptions, signal?: AbortSignal): Promise<ObjectList<PartialObjectMetadata>>;
+  watchMetadata(opts: WatchOptions, signal?: AbortSignal): AsyncIterable<WatchEvent<PartialObjectMetadata>>;
+}
+
+export interface InformerClient {
+  resource(info: ResourceInfo): InformerSource<MetaObject>;
+}
 
 export interface InformerSelectors {
   labelSelector?: string;
@@ -26,7 +37,7 @@ export interface EventSource<T> {
 }
 
 export interface SharedInformerFactoryOptions {
-  client: Client;
+  client: InformerClient;
   clock?: Clock;
   /** Redeliver every cached object to onUpdate this often (client-go's defaultResync); 0 never. */
   resyncPeriodMs?: number;
@@ -48,7 +59,7 @@ export class SharedInformerFactory {
 
   /** The process's informer on whole objects of the resource with these selectors. */
   informerFor<T extends MetaObject>(info: ResourceInfo, selectors: InformerSelectors = {}): SharedInformer<T> {
-    const rc = this.opts.client.resource<T>(info);
+    const rc = this.opts.client.resource(info) as InformerSource<T>;
     return this.shared(`${resourceName(info)}?${selectors.labelSelector ?? ''}?${selectors.fieldSelector ?? ''}`, info, rc, selectors) as unknown as SharedInformer<T>;
   }
 
