@@ -20,6 +20,7 @@ class FakeClient implements InformerClient {
     const calls = this.calls;
     const wait = async function* (signal?: AbortSignal): AsyncGenerator<never> {
       await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+      yield* [];
     };
     return {
       list: async (_o: ListOptions): Promise<ObjectList<MetaObject>> => (calls.push(`list ${info.resource}`), { items, metadata: { resourceVersion: '1' } }),
