@@ -296,6 +296,7 @@ export class ApiServer {
       info = parseRequestInfo(req.method ?? 'GET', url);
       const user = await authenticator.authenticate(req);
       await checkAuthorized(this.authorizer, { user, ...info });
+      this.metrics.trackWatch(info, res);
       // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
       if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {
         await checkAuthorized(this.authorizer, { user, ...info, verb: 'create' });
