@@ -1,5 +1,5 @@
 // Prometheus metrics of the API server, named as upstream's so the same dashboards read them.
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestInfo } from './http/requestinfo.js';
 
 export class ApiMetrics {
@@ -18,6 +18,13 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  private readonly longRunning = new Gauge({
+    name: 'apiserver_longrunning_requests',
+    help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+    labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+    registers: [this.registry],
+  });
+
   get contentType(): string {
     return this.registry.contentType;
   }
@@ -33,6 +40,23 @@ export class ApiMetrics {
     this.requests.inc({ ...labels, code: String(code) });
     // Watches last for minutes; their duration says nothing about latency.
     if (labels.verb !== 'WATCH') this.latency.observe(labels, elapsedMs / 1000);
+  }
+
+  /** Counts a watch as open until its response closes (the handler returns once the watch is set up). */
+  trackWatch(info: RequestInfo, res: { once(event: 'close', listener: () => void): unknown }): void {
+    if (!info.isResourceRequest || info.verb !== 'watch') return;
+    const labels = {
+      verb: 'WATCH',
+      group: info.apiGroup,
+      version: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      // Upstream's CleanScope.
+      scope: info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster',
+      component: 'apiserver',
+    };
+    this.longRunning.inc(labels);
+    res.once('close', () => this.longRunning.dec(labels));
   }
 
   render(): Promise<string> {

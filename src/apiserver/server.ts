@@ -68,6 +68,8 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** What runs beside the API server (default: all). */
   components?: readonly Component[];
+  /** kube-controller-manager's --controllers for the controllers thread. */
+  controllers?: readonly string[];
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
   clock?: Clock;
@@ -230,7 +232,7 @@ export class ApiServer {
 
   /** The cluster CA signs approved CSRs, as kube-controller-manager's --cluster-signing-{cert,key}-file. */
   private controllerOptions(): ControllerManagerConfig {
-    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key') };
+    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key'), controllers: this.opts.controllers };
   }
 
   async stop(): Promise<void> {
@@ -295,6 +297,7 @@ export class ApiServer {
       info = parseRequestInfo(req.method ?? 'GET', url);
       const user = await authenticator.authenticate(req);
       await checkAuthorized(this.authorizer, { user, ...info });
+      this.metrics.trackWatch(info, res);
       // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
       if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {
         await checkAuthorized(this.authorizer, { user, ...info, verb: 'create' });

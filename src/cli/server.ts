@@ -4,6 +4,7 @@ import { ApiServer, allComponents, type ApiServerOptions, type Component } from 
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
 import { parseDuration } from '../api/duration.js';
+import { validateControllers } from '../controllers/descriptors.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -11,10 +12,11 @@ export const serverUsage = `  server   Run the API server.
            --store sqlite|etcd://HOST:PORT[,HOST:PORT...]   default sqlite
            --token-auth-file FILE      static bearer tokens (token,user,uid,"group1,group2")
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
+           --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
 `;
 
-export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'metric-resolution'];
+export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'metric-resolution'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -25,6 +27,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     storage: args.flags.get('store') ?? 'sqlite',
     tokenAuthFile: args.flags.get('token-auth-file'),
     components: parseComponents(args.flags.get('components')),
+    controllers: parseControllers(args.flags.get('controllers')),
     metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
     logger,
   };
@@ -42,6 +45,11 @@ export function parseComponents(text: string | undefined): Component[] | undefin
   const list = text.split(',').filter((c) => c !== '' && c !== 'apiserver');
   for (const c of list) if (!allComponents.includes(c as Component)) throw new Error(`unknown component "${c}": expected ${allComponents.join(', ')}`);
   return list as Component[];
+}
+
+/** kube-controller-manager's --controllers, checked here so a typo is one line at start, not a failing thread. */
+export function parseControllers(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : validateControllers(text.split(',').filter((c) => c !== ''));
 }
 
 export async function serverCommand(argv: string[]): Promise<void> {

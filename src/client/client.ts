@@ -4,7 +4,7 @@
 import type { DeleteOptions, ListMeta, Status } from 'kubernetes-types/meta/v1.js';
 import type { Binding, Pod } from 'kubernetes-types/core/v1.js';
 import type { Eviction } from 'kubernetes-types/policy/v1.js';
-import { apiVersionOf } from '../api/meta.js';
+import { apiVersionOf, type ObjectMeta } from '../api/meta.js';
 import { findResource, type ResourceInfo } from '../api/resources.js';
 import type { PodLogOptions } from '../api/validation/podlogoptions.js';
 import type { MetaObject } from './indexer.js';
@@ -49,6 +49,16 @@ export interface PatchOptions extends WriteOptions {
 
 /** PodLogOptions as query parameters; follow is streamLog's. */
 export type LogOptions = Omit<PodLogOptions, 'follow' | 'insecureSkipTLSVerifyBackend'>;
+
+/** meta.k8s.io/v1 PartialObjectMetadata: an object's type and metadata, nothing else. */
+export interface PartialObjectMetadata extends MetaObject {
+  metadata: ObjectMeta;
+}
+
+// The metadata-only forms (client-go's metadata client): a list answers PartialObjectMetadataList,
+// watch events carry PartialObjectMetadata.
+const partialListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+const partialAccept = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 function writeQuery(opts: WriteOptions | undefined): Query {
   return { dryRun: opts?.dryRun ? 'All' : undefined, fieldManager: opts?.fieldManager };
@@ -133,6 +143,16 @@ export class ResourceClient<T extends MetaObject = MetaObject> {
   /** A watch stream; it ends when the server closes it or the signal aborts. */
   async *watch(opts: WatchOptions = {}, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
     yield* this.rest.watch<T>({ path: this.path(), query: { ...opts, watch: true }, signal });
+  }
+
+  /** The objects' metadata only (PartialObjectMetadataList), as the garbage collector's informers need. */
+  async listMetadata(opts: ListOptions = {}, signal?: AbortSignal): Promise<ObjectList<PartialObjectMetadata>> {
+    return this.rest.request<ObjectList<PartialObjectMetadata>>({ path: this.path(), query: { ...opts }, accept: partialListAccept, signal });
+  }
+
+  /** A watch whose events carry PartialObjectMetadata. */
+  async *watchMetadata(opts: WatchOptions = {}, signal?: AbortSignal): AsyncGenerator<WatchEvent<PartialObjectMetadata>> {
+    yield* this.rest.watch<PartialObjectMetadata>({ path: this.path(), query: { ...opts, watch: true }, accept: partialAccept, signal });
   }
 
   /** GETs or POSTs a subresource whose response is not this resource's kind (e.g. eviction, scale). */

@@ -36,6 +36,8 @@ export interface RequestOptions {
   /** Sent as is when a string or Buffer, otherwise as JSON. */
   body?: unknown;
   contentType?: string;
+  /** The Accept header (default application/json), e.g. to ask for PartialObjectMetadata. */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -208,7 +210,7 @@ export class RestClient {
 
   private open(opts: RequestOptions, agent = this.agent): Promise<IncomingMessage> {
     const headers: Record<string, string> = {
-      Accept: 'application/json',
+      Accept: opts.accept ?? 'application/json',
       'User-Agent': this.config.userAgent ?? 'kite',
     };
     if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;

@@ -1,19 +1,20 @@
-// The controller manager: runs the controllers against the API server through the client, as
-// kube-controller-manager does. (Leader election joins when several API servers share one etcd.)
+// The controller manager: runs the enabled controllers against the API server through the client,
+// as kube-controller-manager does: one shared informer factory for all of them (one watch per
+// resource), and one client per controller identity. It runs only while it holds its Lease.
 import { Client } from '../client/client.js';
+import { SharedInformerFactory } from '../client/factory.js';
 import { RestClient, type RestConfig } from '../client/rest.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { NamespaceController } from './namespace/controller.js';
-import { GarbageCollector } from './garbagecollector/garbagecollector.js';
-import { CsrApprover } from './certificates/approver/approver.js';
-import { CsrSigner } from './certificates/signer/signer.js';
+import { controllerDescriptors, defaultControllers, isControllerEnabled, validateControllers, type RunnableController } from './descriptors.js';
 
 /** What `kite server` hands the controller manager's thread besides the API config. */
 export interface ControllerManagerConfig {
   /** The CA that signs approved CSRs (kube-controller-manager's --cluster-signing-{cert,key}-file); no signer without them. */
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** kube-controller-manager's --controllers: `*`, `name`, `-name` (default `*`). */
+  controllers?: readonly string[];
 }
 
 export interface ControllerManagerOptions extends ControllerManagerConfig {
@@ -23,38 +24,52 @@ export interface ControllerManagerOptions extends ControllerManagerConfig {
 }
 
 export class ControllerManager {
-  private readonly rest: RestClient;
-  private readonly namespaces: NamespaceController;
-  private readonly garbageCollector: GarbageCollector;
-  private readonly csrApprover: CsrApprover;
-  private readonly csrSigner?: CsrSigner;
+  private readonly rests: RestClient[] = [];
+  private readonly informers: SharedInformerFactory;
+  private readonly controllers: { name: string; controller: RunnableController }[] = [];
 
   constructor(opts: ControllerManagerOptions) {
-    this.rest = new RestClient(opts.rest);
-    const client = new Client(this.rest);
-    this.namespaces = new NamespaceController({ client, clock: opts.clock, logger: opts.logger.child({ controller: 'namespace' }) });
-    this.garbageCollector = new GarbageCollector({ client, clock: opts.clock, logger: opts.logger.child({ controller: 'garbagecollector' }) });
-    this.csrApprover = new CsrApprover({ client, clock: opts.clock, logger: opts.logger.child({ controller: 'csrapproving' }) });
-    if (opts.clusterSigningCertFile && opts.clusterSigningKeyFile) {
-      this.csrSigner = new CsrSigner({
-        client,
-        clock: opts.clock,
-        logger: opts.logger.child({ controller: 'csrsigning' }),
-        certFile: opts.clusterSigningCertFile,
-        keyFile: opts.clusterSigningKeyFile,
-      });
+    const enabled = validateControllers(opts.controllers ?? defaultControllers);
+    // Upstream's client builder: the base user agent with "/<identity>" appended.
+    const clientFor = (identity: string) => {
+      const rest = new RestClient({ ...opts.rest, userAgent: `${opts.rest.userAgent ?? 'kite'}/${identity}` });
+      this.rests.push(rest);
+      return new Client(rest);
+    };
+    this.informers = new SharedInformerFactory({
+      client: clientFor('shared-informers'),
+      clock: opts.clock,
+      onError: (err, resource) => opts.logger.warn({ err, resource }, 'informer'),
+    });
+    const clients = new Map<string, Client>();
+    for (const d of controllerDescriptors) {
+      if (!isControllerEnabled(d, enabled)) {
+        opts.logger.info({ controller: d.name }, 'Warning: controller is disabled');
+        continue;
+      }
+      let client = clients.get(d.identity);
+      if (!client) clients.set(d.identity, (client = clientFor(d.identity)));
+      const logger = opts.logger.child({ controller: d.name });
+      const controller = d.init({ ...opts, client, informers: this.informers, logger });
+      if (controller) this.controllers.push({ name: d.name, controller });
+      else logger.info('Skipping controller');
     }
   }
 
+  /** The controllers that run, by name. */
+  names(): string[] {
+    return this.controllers.map((c) => c.name);
+  }
+
   start(): void {
-    this.namespaces.start();
-    this.garbageCollector.start();
-    this.csrApprover.start();
-    this.csrSigner?.start();
+    // Controllers register their handlers first; the informers start once, after all of them.
+    for (const { controller } of this.controllers) controller.start();
+    this.informers.start();
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.namespaces.stop(), this.garbageCollector.stop(), this.csrApprover.stop(), this.csrSigner?.stop()]);
-    this.rest.close();
+    await Promise.all(this.controllers.map(({ controller }) => controller.stop()));
+    await this.informers.shutdown();
+    for (const rest of this.rests) rest.close();
   }
 }

@@ -1,62 +1,56 @@
-// The loop the certificate controllers share, as upstream's certificates.CertificateController: an
-// informer on CertificateSigningRequests, a rate-limited queue of names, and a handler per request.
-// Handlers are level-triggered: they look at the request as it is and do nothing when done.
+// The loop the certificate controllers share, as upstream's certificates.CertificateController: the
+// process's informer on CertificateSigningRequests, a rate-limited queue of names per controller,
+// and a handler per request. Handlers are level-triggered: they look at the request as it is and do
+// nothing when done.
+import { findResource } from '../../api/resources.js';
 import type { Client, ResourceClient } from '../../client/client.js';
-import { SharedInformer } from '../../client/informer.js';
-import { RateLimitingQueue } from '../../client/workqueue.js';
+import type { SharedInformerFactory } from '../../client/factory.js';
 import type { CertificateSigningRequest } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
+import { QueueController } from '../kit/controller.js';
 
 export type CsrClient = ResourceClient<CertificateSigningRequest>;
 
+export const csrResource = findResource('certificates.k8s.io', 'v1', 'certificatesigningrequests')!;
+
 export function csrClient(client: Client): CsrClient {
-  return client.resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+  return client.resource<CertificateSigningRequest>(csrResource);
 }
 
 export interface CertificateControllerOptions {
-  csrs: CsrClient;
+  /** For logs: csrapproving, csrsigning. */
+  name: string;
+  informers: SharedInformerFactory;
   clock: Clock;
   logger: Logger;
   handler: (csr: CertificateSigningRequest) => Promise<void>;
 }
 
 export class CertificateController {
-  private readonly informer: SharedInformer<CertificateSigningRequest>;
-  private readonly queue: RateLimitingQueue<string>;
-  private worker?: Promise<void>;
+  private readonly controller: QueueController;
 
-  constructor(private readonly opts: CertificateControllerOptions) {
-    this.informer = new SharedInformer<CertificateSigningRequest>(opts.csrs, {
+  constructor(opts: CertificateControllerOptions) {
+    const informer = opts.informers.informerFor<CertificateSigningRequest>(csrResource);
+    this.controller = new QueueController({
+      name: opts.name,
       clock: opts.clock,
-      onError: (err) => opts.logger.warn({ err }, 'csr informer'),
+      logger: opts.logger,
+      sources: [informer],
+      sync: async (name) => {
+        const csr = informer.indexer.getByKey(name);
+        if (csr) await opts.handler(structuredClone(csr));
+      },
     });
-    this.queue = new RateLimitingQueue<string>({ clock: opts.clock });
-    const enqueue = (csr: CertificateSigningRequest) => this.queue.add(csr.metadata!.name!);
-    this.informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, csr) => enqueue(csr) });
+    const enqueue = (csr: CertificateSigningRequest) => this.controller.enqueue(csr.metadata!.name!);
+    informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, csr) => enqueue(csr) });
   }
 
   start(): void {
-    this.informer.start();
-    this.worker = this.work();
+    this.controller.start();
   }
 
-  async stop(): Promise<void> {
-    this.queue.shutDown();
-    await this.informer.stop();
-    await this.worker;
-  }
-
-  private work(): Promise<void> {
-    return this.queue.runWorker(
-      async (name) => {
-        const csr = this.informer.indexer.getByKey(name);
-        if (csr) await this.opts.handler(structuredClone(csr));
-      },
-      (err, name) => {
-        this.opts.logger.warn({ err, csr: name }, 'certificate signing request sync failed');
-        return 'retry';
-      },
-    );
+  stop(): Promise<void> {
+    return this.controller.stop();
   }
 }

@@ -7,7 +7,8 @@ import { findResource, type ResourceInfo } from '../../api/resources.js';
 import { StatusError } from '../../apiserver/errors.js';
 import { applyMergePatch } from '../../apiserver/patch/mergepatch.js';
 import type { JsonObject } from '../../apiserver/patch/json.js';
-import type { ListOptions, ObjectList, WatchOptions } from '../../client/client.js';
+import type { ListOptions, ObjectList, PartialObjectMetadata, WatchOptions } from '../../client/client.js';
+import { SharedInformerFactory } from '../../client/factory.js';
 import type { MetaObject } from '../../client/indexer.js';
 import type { WatchEvent, WatchEventType } from '../../client/rest.js';
 import { FakeClock } from '../../util/clock.js';
@@ -40,7 +41,7 @@ class FakeCluster implements GarbageCollectorClient {
   private readonly failures: { method: string; name: string; err: StatusError }[] = [];
   private wake: (() => void)[] = [];
 
-  resource(info: ResourceInfo): ResourceAccess {
+  resource(info: ResourceInfo): FakeResource {
     return new FakeResource(this, info, undefined);
   }
 
@@ -123,6 +124,14 @@ class FakeResource implements ResourceAccess {
     const prefix = `${this.info.resource}/`;
     const items = [...this.cluster.objects].filter(([k, o]) => k.startsWith(prefix) && this.inScope(o)).map(([, o]) => structuredClone(o));
     return { items, metadata: { resourceVersion: String(this.cluster.currentRV()) } };
+  }
+
+  listMetadata(opts: ListOptions): Promise<ObjectList<PartialObjectMetadata>> {
+    return this.list(opts) as Promise<ObjectList<PartialObjectMetadata>>;
+  }
+
+  watchMetadata(opts: WatchOptions, signal?: AbortSignal): AsyncGenerator<WatchEvent<PartialObjectMetadata>> {
+    return this.watch(opts, signal) as AsyncGenerator<WatchEvent<PartialObjectMetadata>>;
   }
 
   async *watch(opts: WatchOptions, signal?: AbortSignal): AsyncGenerator<WatchEvent<MetaObject>> {
@@ -357,8 +366,10 @@ describe('GarbageCollector', () => {
       const cluster = new FakeCluster();
       s.setup(cluster, (name) => [...cluster.objects.values()].find((x) => x.metadata?.name === name)!);
       const clock = new FakeClock();
-      const gc = new GarbageCollector({ client: cluster, clock, logger: pino({ level: 'silent' }), workers: 2 });
+      const informers = new SharedInformerFactory({ client: cluster, clock });
+      const gc = new GarbageCollector({ client: cluster, informers, clock, logger: pino({ level: 'silent' }), workers: 2 });
       gc.start();
+      informers.start();
       const env: Env = {
         cluster,
         clock,
@@ -372,15 +383,20 @@ describe('GarbageCollector', () => {
       }
       assert.deepEqual(cluster.deletedNames(), s.deleted);
       await gc.stop();
+      await informers.shutdown();
     });
   }
 
   it('stop() ends the informers and workers', async () => {
     const clock = new FakeClock();
-    const gc = new GarbageCollector({ client: new FakeCluster(), clock, logger: pino({ level: 'silent' }) });
+    const cluster = new FakeCluster();
+    const informers = new SharedInformerFactory({ client: cluster, clock });
+    const gc = new GarbageCollector({ client: cluster, informers, clock, logger: pino({ level: 'silent' }) });
     gc.start();
+    informers.start();
     await clock.advance(1000);
     await gc.stop();
+    await informers.shutdown();
     assert.equal(clock.pending(), 0);
   });
 });

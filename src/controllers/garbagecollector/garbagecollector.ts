@@ -1,5 +1,6 @@
-// The garbage collector, as upstream's: informers on every collectable resource feed a graph of owners
-// and dependents by UID; two rate-limited queues of UIDs drive the work.
+// The garbage collector, as upstream's: the process's shared informers on every collectable resource
+// (metadata only, PartialObjectMetadata, where nothing else watches whole objects) feed a graph of
+// owners and dependents by UID; two rate-limited queues of UIDs drive the work.
 // - attemptToDelete: an object whose owners are all gone is deleted (in background, unless its own
 //   finalizers ask otherwise); one with a remaining owner stays and loses its dangling references; an
 //   owner deleted in foreground deletes its dependents and drops `foregroundDeletion` once no
@@ -10,12 +11,12 @@
 // object and its owners, since the caches may lag.
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { parseApiVersion } from '../../api/meta.js';
-import { findKind, resources } from '../../api/resources.js';
+import { findKind, resources, type ResourceInfo } from '../../api/resources.js';
+import type { EventSource } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, type MetaObject } from '../../client/indexer.js';
-import { SharedInformer, type ListerWatcher } from '../../client/informer.js';
-import { RateLimitingQueue } from '../../client/workqueue.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
+import { QueueController } from '../kit/controller.js';
 import { finalizerForeground, finalizerOrphan, Graph, type GraphNode } from './graph.js';
 import {
   deleteObject,
@@ -25,11 +26,12 @@ import {
   unblockOwnerReferences,
   type GarbageCollectorClient,
   type PropagationPolicy,
-  type ResourceAccess,
 } from './operations.js';
 
 export interface GarbageCollectorOptions {
   client: GarbageCollectorClient;
+  /** The process's informers (SharedInformerFactory): metadata-only unless whole objects are watched anyway. */
+  informers: { ownerGraphInformer(info: ResourceInfo): EventSource<MetaObject> };
   clock: Clock;
   logger: Logger;
   /** Workers per queue (upstream's --concurrent-gc-syncs). */
@@ -42,37 +44,14 @@ const collectedResources = resources.filter((r) => ['list', 'watch', 'delete'].e
 /** A reference the API can never satisfy: retrying will not help, so the item is dropped (as upstream). */
 class InvalidOwnerReferenceError extends Error {}
 
-// The graph needs only metadata: keep the informers' caches small.
-function metadataOnly(rc: ResourceAccess): ListerWatcher<MetaObject> {
-  const strip = (o: MetaObject): MetaObject => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata });
-  return {
-    async list(opts, signal) {
-      const list = await rc.list(opts, signal);
-      return { ...list, items: list.items.map(strip) };
-    },
-    async *watch(opts, signal) {
-      for await (const ev of rc.watch(opts, signal)) yield ev.type === 'ERROR' ? ev : { type: ev.type, object: strip(ev.object) };
-    },
-  };
-}
-
 export class GarbageCollector {
   private readonly graph: Graph;
-  private readonly informers: SharedInformer<MetaObject>[];
-  private readonly attemptToDelete: RateLimitingQueue<string>;
-  private readonly attemptToOrphan: RateLimitingQueue<string>;
-  private readonly abort = new AbortController();
-  private running?: Promise<void>;
+  private readonly attemptToDelete: QueueController;
+  private readonly attemptToOrphan: QueueController;
 
   constructor(private readonly opts: GarbageCollectorOptions) {
-    this.attemptToDelete = new RateLimitingQueue<string>({ clock: opts.clock });
-    this.attemptToOrphan = new RateLimitingQueue<string>({ clock: opts.clock });
-    this.graph = new Graph({ attemptToDelete: (uid) => this.attemptToDelete.add(uid), attemptToOrphan: (uid) => this.attemptToOrphan.add(uid) });
-    this.informers = collectedResources.map((info) => {
-      const informer = new SharedInformer<MetaObject>(metadataOnly(opts.client.resource(info)), {
-        clock: opts.clock,
-        onError: (err) => opts.logger.warn({ err, resource: info.resource }, 'garbage collector informer'),
-      });
+    const sources = collectedResources.map((info) => {
+      const informer = opts.informers.ownerGraphInformer(info);
       informer.addEventHandler({
         onAdd: (obj) => this.graph.observe(info, obj),
         onUpdate: (_old, obj) => this.graph.observe(info, obj),
@@ -80,51 +59,27 @@ export class GarbageCollector {
       });
       return informer;
     });
+    // Workers wait for every informer's first list: an owner not yet seen must not look absent.
+    const queue = (name: string, sync: (uid: string) => Promise<void>) =>
+      new QueueController({ name, clock: opts.clock, logger: opts.logger, sources, workers: opts.workers ?? 20, sync, onError: (err, uid) => this.onError(err, uid) });
+    this.attemptToDelete = queue('garbagecollector-delete', (uid) => this.syncDelete(uid));
+    this.attemptToOrphan = queue('garbagecollector-orphan', (uid) => this.syncOrphan(uid));
+    this.graph = new Graph({ attemptToDelete: (uid) => this.attemptToDelete.enqueue(uid), attemptToOrphan: (uid) => this.attemptToOrphan.enqueue(uid) });
   }
 
   start(): void {
-    if (this.running) return;
-    for (const informer of this.informers) informer.start();
-    this.running = this.run();
+    this.attemptToDelete.start();
+    this.attemptToOrphan.start();
   }
 
   async stop(): Promise<void> {
-    this.abort.abort();
-    this.attemptToDelete.shutDown();
-    this.attemptToOrphan.shutDown();
-    await Promise.all(this.informers.map((i) => i.stop()));
-    await this.running;
+    await Promise.all([this.attemptToDelete.stop(), this.attemptToOrphan.stop()]);
   }
 
-  // Workers wait for every informer's first list: an owner not yet seen must not look absent.
-  private async run(): Promise<void> {
-    // One abort listener for all informers (one each would trip Node's listener-leak warning).
-    const { signal } = this.abort;
-    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    await Promise.race([Promise.all(this.informers.map((i) => i.waitForSync())), stopped]);
-    if (signal.aborted) return;
-    this.opts.logger.info('garbage collector synced');
-    const workers = this.opts.workers ?? 20;
-    await Promise.all(
-      Array.from({ length: workers }, () => [this.work(this.attemptToDelete, (uid) => this.syncDelete(uid)), this.work(this.attemptToOrphan, (uid) => this.syncOrphan(uid))]).flat(),
-    );
-  }
-
-  private work(queue: RateLimitingQueue<string>, sync: (uid: string) => Promise<void>): Promise<void> {
-    return queue.runWorker(
-      async (uid) => {
-        // After stop() the queue drains without doing the work.
-        if (!this.abort.signal.aborted) await sync(uid);
-      },
-      (err, uid) => {
-        if (err instanceof InvalidOwnerReferenceError) {
-          this.opts.logger.warn({ uid, reason: err.message }, 'garbage collector ignores object');
-          return 'drop';
-        }
-        this.opts.logger.warn({ err, uid }, 'garbage collector sync failed');
-        return 'retry';
-      },
-    );
+  private onError(err: unknown, uid: string): 'retry' | 'drop' {
+    if (!(err instanceof InvalidOwnerReferenceError)) return 'retry';
+    this.opts.logger.warn({ uid, reason: err.message }, 'garbage collector ignores object');
+    return 'drop';
   }
 
   private async syncDelete(uid: string): Promise<void> {
@@ -172,7 +127,7 @@ export class GarbageCollector {
       await removeFinalizer(this.opts.client, owner, finalizerForeground);
       return;
     }
-    for (const dep of blocking) if (!dep.deletingDependents) this.attemptToDelete.add(dep.uid);
+    for (const dep of blocking) if (!dep.deletingDependents) this.attemptToDelete.enqueue(dep.uid);
   }
 
   private async syncOrphan(uid: string): Promise<void> {

@@ -7,11 +7,10 @@ import type { ObjectMeta } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { hasStatusCode } from '../../apiserver/errors.js';
 import type { MetaObject } from '../../client/indexer.js';
-import type { ListerWatcher } from '../../client/informer.js';
 import type { ObjectRef } from './graph.js';
 
 /** The calls the garbage collector makes on one resource; the client's ResourceClient provides them. */
-export interface ResourceAccess extends ListerWatcher<MetaObject> {
+export interface ResourceAccess {
   namespace(ns: string | undefined): ResourceAccess;
   get(name: string): Promise<MetaObject>;
   patch(name: string, type: 'merge', body: unknown): Promise<MetaObject>;

@@ -13,6 +13,7 @@ import { CSR_APPROVED, CSR_DENIED, KUBE_APISERVER_CLIENT_KUBELET_SIGNER, KUBELET
 import type { CertificateSigningRequest, CertificateSigningRequestCondition } from '../../../api/types.js';
 import { BOOTSTRAPPERS_GROUP } from '../../../apiserver/authn/bootstraptoken.js';
 import type { Client } from '../../../client/client.js';
+import type { SharedInformerFactory } from '../../../client/factory.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/log.js';
 import { rfc3339 } from '../../../api/time.js';
@@ -48,6 +49,7 @@ export function approvalMessage(csr: CertificateSigningRequest): string | undefi
 
 export interface CsrApproverOptions {
   client: Client;
+  informers: SharedInformerFactory;
   clock: Clock;
   logger: Logger;
 }
@@ -58,7 +60,7 @@ export class CsrApprover {
 
   constructor(private readonly opts: CsrApproverOptions) {
     this.csrs = csrClient(opts.client);
-    this.controller = new CertificateController({ csrs: this.csrs, clock: opts.clock, logger: opts.logger, handler: (csr) => this.handle(csr) });
+    this.controller = new CertificateController({ name: 'csrapproving', informers: opts.informers, clock: opts.clock, logger: opts.logger, handler: (csr) => this.handle(csr) });
   }
 
   start(): void {

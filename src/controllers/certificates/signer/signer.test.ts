@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createCertificateRequest } from '../../../api/certificates.js';
 import type { CertificateSigningRequest } from '../../../api/types.js';
 import { ensurePki } from '../../../apiserver/authn/pki.js';
+import { SharedInformerFactory } from '../../../client/factory.js';
 import type { Client } from '../../../client/client.js';
 import { FakeClock } from '../../../util/clock.js';
 import { newLogger } from '../../../util/log.js';
@@ -52,7 +53,7 @@ test('the signer issues a certificate that chains to the CA with the requested u
     const { csrPem, keyPem } = await createCertificateRequest({ commonName: 'system:node:n1', organizations: ['system:nodes'], sans: ['n1', '10.0.0.7'] });
     const written: CertificateSigningRequest[] = [];
     const client = { resource: () => ({ updateStatus: async (o: CertificateSigningRequest) => (written.push(o), o) }) } as unknown as Client;
-    const signer = new CsrSigner({ client, clock, logger: newLogger('test'), certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') });
+    const signer = new CsrSigner({ client, informers: new SharedInformerFactory({ client }), clock, logger: newLogger('test'), certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') });
     await signer.handle(csr(csrPem, 'kubernetes.io/kubelet-serving', ['digital signature', 'key encipherment', 'server auth'], { expirationSeconds: 7200 }));
     assert.equal(written.length, 1);
     const cert = new X509Certificate(Buffer.from(written[0]!.status!.certificate!, 'base64'));

@@ -22,6 +22,7 @@ import { rfc3339 } from '../../../api/time.js';
 import type { CertificateSigningRequest } from '../../../api/types.js';
 import { signLeaf, type CertKeyPair, type LeafTemplate } from '../../../apiserver/authn/pki.js';
 import type { Client } from '../../../client/client.js';
+import type { SharedInformerFactory } from '../../../client/factory.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/log.js';
 import { CertificateController, csrClient, type CsrClient } from '../controller.js';
@@ -118,6 +119,7 @@ export function signingDecision(csr: CertificateSigningRequest, maxDurationMs = 
 
 export interface CsrSignerOptions {
   client: Client;
+  informers: SharedInformerFactory;
   clock: Clock;
   logger: Logger;
   /** PEM files of the cluster CA; read at each signing so a rotated CA is picked up. */
@@ -132,7 +134,7 @@ export class CsrSigner {
 
   constructor(private readonly opts: CsrSignerOptions) {
     this.csrs = csrClient(opts.client);
-    this.controller = new CertificateController({ csrs: this.csrs, clock: opts.clock, logger: opts.logger, handler: (csr) => this.handle(csr) });
+    this.controller = new CertificateController({ name: 'csrsigning', informers: opts.informers, clock: opts.clock, logger: opts.logger, handler: (csr) => this.handle(csr) });
   }
 
   start(): void {

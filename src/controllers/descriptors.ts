@@ -1,0 +1,99 @@
+// The controllers kite runs, as kube-controller-manager's NewControllerDescriptors: each has its
+// name, aliases (the names before 1.30), whether `*` leaves it off, the identity upstream gives its
+// client (--use-service-account-credentials), and an init that builds it on the shared informers.
+import type { Client } from '../client/client.js';
+import type { SharedInformerFactory } from '../client/factory.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
+import { CsrApprover } from './certificates/approver/approver.js';
+import { CsrSigner } from './certificates/signer/signer.js';
+import { GarbageCollector } from './garbagecollector/garbagecollector.js';
+import { NamespaceController } from './namespace/controller.js';
+
+export interface RunnableController {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface ControllerContext {
+  /** This controller's own client (its user agent names its identity). */
+  client: Client;
+  informers: SharedInformerFactory;
+  clock: Clock;
+  logger: Logger;
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+}
+
+export interface ControllerDescriptor {
+  name: string;
+  aliases: readonly string[];
+  /** Left off by `*`; only `--controllers=name` turns it on. */
+  disabledByDefault?: boolean;
+  /** The service account upstream's controller runs as (kube-system/<identity>). */
+  identity: string;
+  /** The controller, or undefined when what it needs is missing (upstream's "skipping"). */
+  init(ctx: ControllerContext): RunnableController | undefined;
+}
+
+export const controllerDescriptors: readonly ControllerDescriptor[] = [
+  {
+    name: 'namespace-controller',
+    aliases: ['namespace'],
+    identity: 'namespace-controller',
+    init: (ctx) => new NamespaceController(ctx),
+  },
+  {
+    name: 'garbage-collector-controller',
+    aliases: ['garbagecollector'],
+    identity: 'generic-garbage-collector',
+    init: (ctx) => new GarbageCollector(ctx),
+  },
+  {
+    name: 'certificatesigningrequest-approving-controller',
+    aliases: ['csrapproving'],
+    identity: 'certificate-controller',
+    init: (ctx) => new CsrApprover(ctx),
+  },
+  {
+    name: 'certificatesigningrequest-signing-controller',
+    aliases: ['csrsigning'],
+    identity: 'certificate-controller',
+    init: (ctx) =>
+      ctx.clusterSigningCertFile && ctx.clusterSigningKeyFile ? new CsrSigner({ ...ctx, certFile: ctx.clusterSigningCertFile, keyFile: ctx.clusterSigningKeyFile }) : undefined,
+  },
+];
+
+/** Upstream's default --controllers. */
+export const defaultControllers: readonly string[] = ['*'];
+
+/**
+ * Checks a --controllers list as kube-controller-manager's Validate does: every name (after an
+ * optional "-", aliases allowed) must be known. Returns the list with aliases made canonical.
+ */
+export function validateControllers(list: readonly string[], descriptors: readonly ControllerDescriptor[] = controllerDescriptors): string[] {
+  const canonical = new Map<string, string>();
+  for (const d of descriptors) {
+    canonical.set(d.name, d.name);
+    for (const a of d.aliases) canonical.set(a, d.name);
+  }
+  return list.map((entry) => {
+    if (entry === '*') return entry;
+    const disable = entry.startsWith('-');
+    const bare = disable ? entry.slice(1) : entry;
+    const name = canonical.get(bare);
+    if (!name) throw new Error(`"${bare}" is not in the list of known controllers`);
+    return disable ? `-${name}` : name;
+  });
+}
+
+/** Upstream's IsControllerEnabled: an explicit name or -name wins, in order; `*` enables those on by default. */
+export function isControllerEnabled(d: ControllerDescriptor, controllers: readonly string[]): boolean {
+  let star = false;
+  for (const c of controllers) {
+    if (c === d.name) return true;
+    if (c === `-${d.name}`) return false;
+    if (c === '*') star = true;
+  }
+  return star && !d.disabledByDefault;
+}
