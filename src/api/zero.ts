@@ -4,19 +4,17 @@
 // as absent); a null list item or map value is the item type's zero value: `containers: [null]`
 // holds one empty Container, `requests: {cpu: null}` a zero Quantity ("0"), labels `{a: null}` "".
 // Driven by the kind's OpenAPI schema, so the walk is as deep as the schema and no deeper.
-import { componentSchemas, INT_OR_STRING, OPAQUE, QUANTITY, refName, schemaNameForKind, type RawSchema } from './schema.js';
+import { componentSchemas, INT_OR_STRING, OPAQUE, QUANTITY, refName, schemaNameForKind, TIME, type RawSchema } from './schema.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** metav1.Time marshals its zero value as null: a null list item of it stays null. */
-const TIME = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.Time', 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']);
 
 /** The JSON form of the zero value of a list item or map value of schema `s`. */
 function zeroOf(s: RawSchema): unknown {
   const ref = refName(s);
   if (ref === QUANTITY) return '0';
   if (ref === INT_OR_STRING) return 0;
+  // A zero metav1.Time marshals as null; an empty RawExtension has no JSON of its own.
   if (ref !== undefined && (TIME.has(ref) || OPAQUE.has(ref))) return null;
   if (ref !== undefined) return {};
   switch (s.type) {
