@@ -6,8 +6,9 @@
 // Driven by the kind's OpenAPI schema, so the walk is as deep as the schema and no deeper.
 import { componentSchemas, INT_OR_STRING, OPAQUE, QUANTITY, refName, schemaNameForKind, TIME, type RawSchema } from './schema.js';
 
+import { isObj } from './validation/meta.js';
+
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The JSON form of the zero value of a list item or map value of schema `s`. */
 function zeroOf(s: RawSchema): unknown {
