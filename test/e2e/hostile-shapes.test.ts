@@ -4,7 +4,10 @@
 // object as stored; never a 500.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, startServer, type KiteServer } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { kiteBin, removeDir, startServer, startSim, tempDir, type KiteServer } from './harness.js';
 import { raw, type RawOptions, type RawResponse } from './raw.js';
 
 const pods = '/api/v1/namespaces/default/pods';
@@ -45,8 +48,15 @@ const required = (field: string): Cause => ({ reason: 'FieldValueRequired', fiel
 const invalid = (field: string): Cause => ({ reason: 'FieldValueInvalid', field });
 const forbidden = (field: string): Cause => ({ reason: 'FieldValueForbidden', field });
 
+/** Runs the built `kite` to its exit (bounded), for commands that must fail at once. */
+function kite(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [kiteBin, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
 describe('nulls and odd shapes in request bodies', () => {
   let server: KiteServer;
+  const templates = tempDir('templates');
   const req = (opts: RawOptions) => raw(server.kubeconfig, opts);
   before(async () => {
     server = await startServer();
@@ -56,6 +66,7 @@ describe('nulls and odd shapes in request bodies', () => {
   after(async () => {
     await server.stop();
     removeDir(server.dataDir);
+    removeDir(templates);
   });
 
   it('refuses a null container as an empty Container: name and image required', async () => {
@@ -175,5 +186,39 @@ describe('nulls and odd shapes in request bodies', () => {
     assert.equal(got.spec.nodeName, undefined);
     const names = (await req({ path: pods })).json().items.map((p: { metadata: { name: string } }) => p.metadata.name).sort();
     assert.deepEqual(names, ['exists', 'nullq']);
+  });
+
+  // The sim runs last: its nodes would get the pods above scheduled onto them.
+  it('kite sim names the nodes of a template without metadata.name sim-<index>', async () => {
+    const file = join(templates, 'unnamed.yaml');
+    writeFileSync(file, 'apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n    type: kwok\nstatus:\n  capacity: {cpu: "4", memory: 8Gi, pods: "110"}\n');
+    const sim = await startSim(server, 2, { nodeTemplate: file, timeoutMs: 60_000 });
+    try {
+      const names = (await req({ path: '/api/v1/nodes?labelSelector=type%3Dkwok' })).json().items.map((n: { metadata: { name: string } }) => n.metadata.name).sort();
+      assert.deepEqual(names, ['sim-0', 'sim-1']);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('kite reports each user error in one line and exits 1', () => {
+    const misnamed = join(templates, 'misnamed.yaml');
+    writeFileSync(misnamed, 'kind: Node\nmetadata:\n  name: worker\n');
+    const broken = join(templates, 'broken.yaml');
+    writeFileSync(broken, 'kind: Node\nmetadata: {name: [\n');
+    const sim = ['sim', '--kubeconfig', server.kubeconfig, '--nodes', '1', '--node-template'];
+    const cases: [string[], RegExp][] = [
+      [[...sim, misnamed], /^error: the node template names node 0 "worker": nodes are named sim-<index>; leave metadata\.name out or use "\{\{ \.name \}\}"\n$/],
+      [[...sim, join(templates, 'missing.yaml')], /^error: ENOENT: no such file or directory, open '.*missing\.yaml'\n$/],
+      [[...sim, broken], /^error: [^\n]+\n$/],
+      [['sim', '--nodes', '1'], /^error: --kubeconfig is required\n$/],
+      [['sim', '--kubeconfig'], /^error: flag --kubeconfig needs a value\n$/],
+      [['bogus'], /^error: unknown command "bogus" \(kite help lists the commands\)\n$/],
+    ];
+    for (const [args, want] of cases) {
+      const r = kite(args);
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, want, args.join(' '));
+    }
   });
 });
