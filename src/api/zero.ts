@@ -5,7 +5,6 @@
 // holds one empty Container, `requests: {cpu: null}` a zero Quantity ("0"), labels `{a: null}` "".
 // Driven by the kind's OpenAPI schema, so the walk is as deep as the schema and no deeper.
 import { componentSchemas, INT_OR_STRING, OPAQUE, QUANTITY, refName, schemaNameForKind, TIME, type RawSchema } from './schema.js';
-
 import { isObj } from './validation/meta.js';
 
 type Obj = Record<string, unknown>;
