@@ -42,6 +42,8 @@ export const componentSchemas: Readonly<Record<string, RawSchema>> = components 
 
 export const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
 export const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+/** metav1.Time and MicroTime: RFC 3339 strings whose zero value marshals as null. */
+export const TIME = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.Time', 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime']);
 /** Opaque JSON: managedFields[].fieldsV1 and WatchEvent.object hold any object. */
 export const OPAQUE = new Set(['io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1', 'io.k8s.apimachinery.pkg.runtime.RawExtension']);
 

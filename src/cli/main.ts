@@ -3,6 +3,7 @@
 import { serverCommand, serverUsage } from './server.js';
 import { agentCommand, imagesCli, nodeUsage, resetCommand, upCommand } from './node.js';
 import { simCommand, simUsage } from '../sim/sim.js';
+import { failureText } from './report.js';
 
 const usage = `Usage: kite <command> [flags]
 
@@ -31,11 +32,15 @@ async function main(): Promise<void> {
       process.stdout.write(usage);
       return;
     default:
-      throw new Error(`unknown command "${command}"\n\n${usage}`);
+      throw new Error(`unknown command "${command}" (kite help lists the commands)`);
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`kite: ${err instanceof Error ? err.message : String(err)}\n`);
+function fail(err: unknown): never {
+  process.stderr.write(failureText(err));
   process.exit(1);
-});
+}
+
+// A failure in background work (a node that cannot register) is reported the same way.
+process.on('unhandledRejection', fail);
+main().catch(fail);

@@ -40,9 +40,29 @@ test('nodes are registered from the template as a kubelet registers itself', asy
   f.stop();
 });
 
-test('a template that does not name the node is refused', () => {
-  const { f } = fleet(1, undefined, { metadata: { name: 'fixed' } });
-  assert.throws(() => f.render(0), /must name node 0/);
+test('a template without metadata.name names its nodes sim-<index>', async () => {
+  for (const template of [{ kind: 'Node' }, { metadata: { labels: { a: 'b' } } }, { metadata: { name: '' } }, { metadata: null }, { metadata: { name: '{{ .name }}' } }]) {
+    const { f, api } = fleet(2, undefined, template);
+    await f.register();
+    assert.deepEqual([...api.nodeTable.items.keys()], ['sim-0', 'sim-1'], JSON.stringify(template));
+    f.stop();
+  }
+});
+
+test('a template that cannot describe the fleet is refused before anything registers', () => {
+  const cases: [unknown, RegExp][] = [
+    [{ metadata: { name: 'fixed' } }, /: the node template names node 0 "fixed": nodes are named sim-<index>; leave metadata.name out or use "\{\{ \.name \}\}"$/],
+    [{ metadata: { name: 'n-{{ .index }}' } }, /names node 0 "n-0"/],
+    [['a'], /must be a Node manifest/],
+    ['text', /must be a Node manifest/],
+    [{ kind: 'Pod' }, /must be a Node manifest/],
+    [{ metadata: 'x' }, /metadata must be an object/],
+  ];
+  for (const [template, want] of cases) {
+    const api = new FakeSimApi();
+    assert.throws(() => fleet(1, api, template), want, JSON.stringify(template));
+    assert.equal(api.nodeTable.items.size, 0);
+  }
 });
 
 test('existing nodes are adopted; failed registrations are retried', async () => {

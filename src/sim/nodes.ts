@@ -5,6 +5,7 @@
 import type { Lease, Node } from '../api/types.js';
 import { microTime } from '../api/time.js';
 import { hasStatusCode } from '../apiserver/errors.js';
+import { isObject } from '../apiserver/patch/json.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { builtinFunctions } from './expr.js';
@@ -61,6 +62,8 @@ export class NodeFleet {
     this.leases = new Array(opts.count);
     this.wheel = new DueQueue(opts.clock, (i) => this.renew(i));
     this.random = opts.random ?? Math.random;
+    // A template that cannot render fails here, before anything is registered.
+    if (opts.count > 0) this.render(0);
   }
 
   /** The index of a simulated node, or undefined for any other node name. */
@@ -68,11 +71,17 @@ export class NodeFleet {
     return this.index.get(name);
   }
 
-  /** Node i as the template describes it. */
+  /** Node i as the template describes it; a template without metadata.name gets the fleet's name. */
   render(i: number): Node {
-    const node = this.opts.template({ root: { name: this.names[i], index: i }, now: this.opts.clock.now(), fns: fleetFunctions }) as Node;
-    if (node?.metadata?.name !== this.names[i]) throw new Error(`the node template must name node ${i} "{{ .name }}"`);
-    return node;
+    const name = this.names[i]!;
+    const node = this.opts.template({ root: { name, index: i }, now: this.opts.clock.now(), fns: fleetFunctions });
+    if (!isObject(node) || (node.kind !== undefined && node.kind !== 'Node')) throw new Error('the node template must be a Node manifest');
+    if (node.metadata === undefined || node.metadata === null) node.metadata = {};
+    if (!isObject(node.metadata)) throw new Error('the node template\'s metadata must be an object');
+    const given = node.metadata.name;
+    if (given === undefined || given === null || given === '') node.metadata.name = name;
+    else if (given !== name) throw new Error(`the node template names node ${i} ${JSON.stringify(given)}: nodes are named sim-<index>; leave metadata.name out or use "{{ .name }}"`);
+    return node as Node;
   }
 
   /** Registers every node (an existing one is adopted); each starts its lease renewals once registered. */

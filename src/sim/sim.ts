@@ -62,7 +62,7 @@ export function clientApi(client: Client): SimApi {
 export interface SimOptions {
   kubeconfig: string;
   nodes: number;
-  /** A Node manifest (YAML or JSON) with "{{ .name }}", "{{ .index }}" and nodeIP(.index); default node-template.json. */
+  /** A Node manifest (YAML or JSON) with "{{ .name }}", "{{ .index }}" and nodeIP(.index), its name sim-<index> if unset; default node-template.json. */
   nodeTemplate?: string;
   /** Comma-separated stage files or directories; "default" is the built-in set (see stage.ts). */
   stages?: string;
@@ -218,7 +218,8 @@ export async function runSim(opts: SimOptions): Promise<SimHandle> {
 export const simUsage = `  sim      Simulate nodes (kwok-like): register them, keep their leases, play pod lifecycles.
            --kubeconfig FILE           the cluster to join (required)
            --nodes N                   nodes sim-0..sim-N-1 (required)
-           --node-template FILE        a Node manifest (YAML/JSON) with {{ .name }}, {{ .index }}, {{ nodeIP(.index) }}
+           --node-template FILE        a Node manifest (YAML/JSON) with {{ .name }}, {{ .index }}, {{ nodeIP(.index) }};
+                                       without metadata.name, node i is named sim-<i>
            --stages LIST               stage files or directories, comma-separated; "default" = built-in set
 `;
 

@@ -136,3 +136,12 @@ test('other kinds', () => {
   const cm = defaulted('', 'ConfigMap', { data: { a: 'b' } });
   assert.deepEqual(cm, { data: { a: 'b' } });
 });
+
+test('nulls are zeroed before defaulting, as Go decodes them', () => {
+  const pod = defaulted('', 'Pod', { metadata: { name: 'p' }, spec: { containers: [null], tolerations: [null], terminationGracePeriodSeconds: null } });
+  assert.equal(pod.spec.terminationGracePeriodSeconds, 30);
+  assert.deepEqual(pod.spec.tolerations, [{}]);
+  assert.equal(pod.spec.containers[0].terminationMessagePolicy, 'File');
+  const node = defaulted('', 'Node', { metadata: { name: 'n' }, status: { capacity: { cpu: null } } });
+  assert.deepEqual(node.status.allocatable, { cpu: '0' });
+});

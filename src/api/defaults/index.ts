@@ -1,6 +1,9 @@
 // applyDefaults: upstream's v1 defaulters for every served kind, applied in place to a decoded object.
-// The API server calls it on every decoded body, before admission and validation.
+// The API server calls it on every decoded body, before admission and validation; first it puts
+// the zero values Go's decoder would have left where the body holds nulls.
+import { findKind } from '../resources.js';
 import { isIPv6 } from '../validation/names.js';
+import { zeroNulls } from '../zero.js';
 import { defaultPod, defaultPodTemplate, defaultResourceList } from './podspec.js';
 
 export { imageTag } from './podspec.js';
@@ -125,9 +128,11 @@ const defaulters: Record<string, (obj: Obj) => void> = {
 };
 
 /**
- * Applies upstream's v1 defaults for (group, kind) to `obj` in place. Kinds without defaulters
- * (ConfigMap, ServiceAccount, Event, Lease, events.k8s.io Event) are left as they are.
+ * Applies upstream's v1 defaults for (group, kind) to `obj` in place, after zeroing its nulls. Kinds
+ * without defaulters (ConfigMap, ServiceAccount, Event, Lease, events.k8s.io Event) get only that.
  */
 export function applyDefaults(group: string, kind: string, obj: Record<string, unknown>): void {
+  const served = findKind(group, kind);
+  if (served) zeroNulls(group, served.version, kind, obj);
   defaulters[`${group}/${kind}`]?.(obj);
 }

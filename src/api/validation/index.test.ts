@@ -266,3 +266,33 @@ test('events: legacy checks for core/v1, strict for events.k8s.io/v1', () => {
   const v1 = { metadata: { name: 'e', namespace: 'default' }, regarding: { namespace: 'default' }, type: 'Odd' };
   assert.deepEqual(messages(validateCreate('events.k8s.io', 'Event', v1)), ['eventTime: Required value', 'type: Invalid value: "": has invalid value: Odd']);
 });
+
+test('nulls in a body fail as the zero values upstream decodes them into', () => {
+  const cases: [string, string, Obj, string[]][] = [
+    ['', 'Pod', pod((p) => (p.spec.containers = [null])), ['spec.containers[0].name: Required value', 'spec.containers[0].image: Required value']],
+    [
+      '',
+      'Pod',
+      pod((p) => (p.spec.tolerations = [null])),
+      ['spec.tolerations[0].operator: Invalid value: "": operator must be Exists when `key` is empty, which means "match all values and all keys"'],
+    ],
+    ['', 'Pod', pod((p) => (p.spec.containers[0].resources = { requests: { cpu: null }, limits: { memory: null } })), []],
+    ['', 'Pod', pod((p) => (p.spec = null)), ['spec.containers: Required value']],
+    ['', 'Pod', pod((p) => (p.metadata.ownerReferences = [null])), [
+      'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
+      'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',
+      'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
+      'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
+    ]],
+    [
+      'apps',
+      'Deployment',
+      defaulted('apps', 'Deployment', {
+        metadata: { name: 'd', namespace: 'default' },
+        spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [null] } } },
+      }),
+      ['spec.template.spec.containers[0].name: Required value', 'spec.template.spec.containers[0].image: Required value'],
+    ],
+  ];
+  for (const [group, kind, obj, want] of cases) assert.deepEqual(messages(validateCreate(group, kind, obj)), want, JSON.stringify(obj));
+});

@@ -13,7 +13,9 @@ import { applyJsonPatch } from '../patch/jsonpatch.js';
 import type { JsonObject } from '../patch/json.js';
 import type { DeleteOptions } from '../registry/registry.js';
 import { dryRunOf, type ResourceRequest } from './context.js';
-import { handleGet, handleUpdate, render } from './crud.js';
+import { fieldValidationOf, handleGet, handleUpdate, render } from './crud.js';
+import { checkObject } from '../../api/decode.js';
+import { zeroNulls } from '../../api/zero.js';
 import { handlePatch } from './patch.js';
 import { rfc3339 } from '../../api/time.js';
 import { withPodCondition } from '../../api/pod/conditions.js';
@@ -25,9 +27,20 @@ import type { UpgradeRequest } from '../../streaming/upgrade.js';
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
 const pods = { group: '', resource: 'pods' };
 
+/** A Binding, Eviction or Scale body, decoded as upstream decodes it into the subresource's kind. */
+function decodeSubresourceBody<T>(r: ResourceRequest, body: Buffer): T {
+  const obj = decodeObjectBody(r.req.headers['content-type'], body);
+  const declared = r.resource.subresources.find((s) => s.name === r.info.subresource)!;
+  const group = declared.group ?? r.resource.group;
+  const version = declared.version ?? r.resource.version;
+  checkObject(group, version, declared.kind, obj, fieldValidationOf(r));
+  zeroNulls(group, version, declared.kind, obj);
+  return obj as T;
+}
+
 /** A Binding or Eviction body, which must name the pod of the URL. */
 async function subresourceBody<T extends { metadata?: { name?: string } }>(r: ResourceRequest, kind: string): Promise<T> {
-  const body = decodeObjectBody(r.req.headers['content-type'], await readBody(r.req)) as T;
+  const body = decodeSubresourceBody<T>(r, await readBody(r.req));
   if (body.metadata?.name && body.metadata.name !== r.info.name) {
     throw badRequest(`name in URL (${r.info.name}) does not match name in ${kind} object (${body.metadata.name})`);
   }
@@ -172,7 +185,7 @@ async function scale(r: ResourceRequest): Promise<void> {
       if (!current) throw notFound({ group: r.resource.group, resource: r.resource.resource }, r.info.name);
       const before = scaleOf(current);
       let wanted: Scale;
-      if (r.info.verb === 'update') wanted = decodeObjectBody(r.req.headers['content-type'], body) as unknown as Scale;
+      if (r.info.verb === 'update') wanted = decodeSubresourceBody<Scale>(r, body);
       else if (type === 'application/json-patch+json') wanted = applyJsonPatch(before as unknown as JsonObject, parseJson(body)) as unknown as Scale;
       else wanted = applyMergePatch(before as unknown as JsonObject, parseJson(body)) as unknown as Scale;
       const replicas = wanted.spec?.replicas ?? 0;
