@@ -14,7 +14,7 @@ import type { Logger } from '../util/log.js';
 import { Cache } from './cache/cache.js';
 import { Snapshot } from './cache/snapshot.js';
 import { schedulerClientFrom, type SchedulerClient } from './client.js';
-import { EventRecorder, truncateNote } from './event-recorder.js';
+import { EventRecorder, truncateNote } from '../client/record/eventsv1.js';
 import { CycleState } from './framework/cycle-state.js';
 import { Diagnosis, FitError, NoNodesAvailableError } from './framework/diagnosis.js';
 import { AssignedPodAdd, AssignedPodDelete, NodeAdd, assignedPodUpdateActions, nodeUpdateActions, type ClusterEventWithHint } from './framework/events.js';
@@ -25,6 +25,7 @@ import { PodInfo, podKey, podUID, type NodeInfo } from './framework/types.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
 import { every } from '../util/periodic.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile, inTreeRegistry } from './registry.js';
+import { podRef } from '../api/pod/reference.js';
 
 /** Below this many nodes every node is filtered. */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -108,7 +109,7 @@ export class Scheduler {
       replicaSet: (ns, name) => this.replicaSetInformer?.indexer.getByKey(`${ns}/${name}`),
     };
     for (const profile of opts.profiles ?? [defaultProfile()]) {
-      const recorder = new EventRecorder({ client: this.client, clock: this.clock, logger: this.logger, reportingController: profile.schedulerName });
+      const recorder = new EventRecorder({ sink: this.client, clock: this.clock, logger: this.logger, reportingController: profile.schedulerName });
       const fwk = new Framework({
         registry: opts.registry ?? inTreeRegistry,
         profile,
@@ -380,7 +381,7 @@ export class Scheduler {
     this.cache.finishBinding(assumed);
     const { namespace, name } = assumed.metadata ?? {};
     this.logger.debug({ pod: podKey(assumed), node: host, evaluatedNodes: result.evaluatedNodes, feasibleNodes: result.feasibleNodes }, 'successfully bound pod to node');
-    this.recorderFor(assumed).eventf(assumed, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${namespace}/${name} to ${host}`);
+    this.recorderFor(assumed).eventf(podRef(assumed), 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${namespace}/${name} to ${host}`);
     fwk.runPostBindPlugins(state, assumed, host);
     this.queue.done(podUID(assumed));
   }
@@ -407,7 +408,7 @@ export class Scheduler {
     }
     if (nominatingInfo) this.queue.addNominatedPod(pInfo.podInfo, nominatingInfo);
     const message = status.message();
-    this.recorderFor(pod).eventf(pod, 'Warning', 'FailedScheduling', 'Scheduling', truncateNote(message));
+    this.recorderFor(pod).eventf(podRef(pod), 'Warning', 'FailedScheduling', 'Scheduling', truncateNote(message));
     this.updatePodScheduledCondition(
       cached ?? pod,
       { type: 'PodScheduled', status: 'False', reason: rejected ? 'Unschedulable' : 'SchedulerError', message },

@@ -15,7 +15,8 @@ import { checkFlags, parseArgs } from '../cli/args.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { StageEngine, type StageActions } from './engine.js';
-import { EventSink } from './events.js';
+import { EventBroadcaster, type EventRecorder, type EventType, type InvolvedObject } from '../client/record/recorder.js';
+import { podRef } from '../api/pod/reference.js';
 import { Limiter } from './limiter.js';
 import { NODE_LEASE_NAMESPACE, NodeFleet, type NodeApi } from './nodes.js';
 import { MAX_NODES, PodIPAM, podFunctions } from './runtime.js';
@@ -32,7 +33,9 @@ export interface SimApi extends NodeApi {
   deleteNode(name: string): Promise<void>;
   patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod>;
   deletePod(namespace: string, name: string, uid: string | undefined): Promise<void>;
-  createEvent(event: CoreEvent): Promise<unknown>;
+  createEvent(event: CoreEvent): Promise<CoreEvent>;
+  /** A strategic merge patch of an event (a repeat bumps its count). */
+  patchEvent(event: CoreEvent, patch: object): Promise<CoreEvent>;
 }
 
 const fieldManager = 'kite-sim';
@@ -56,6 +59,7 @@ export function clientApi(client: Client): SimApi {
     patchPodStatus: (ns, name, patch) => pods.namespace(ns).patch(name, 'strategic', patch, { subresource: 'status', fieldManager }),
     deletePod: async (ns, name, uid) => void (await pods.namespace(ns).delete(name, { gracePeriodSeconds: 0, preconditions: uid ? { uid } : undefined })),
     createEvent: (event) => events.namespace(event.metadata?.namespace ?? 'default').create(event, { fieldManager }),
+    patchEvent: (event, patch) => events.namespace(event.metadata?.namespace ?? 'default').patch(event.metadata?.name ?? '', 'strategic', patch, { fieldManager }),
   };
 }
 
@@ -118,7 +122,17 @@ export function startSim(opts: StartSimOptions): SimHandle {
     logger,
     random: opts.random,
   });
-  const events = new EventSink({ create: (e) => limiter.run(() => api.createEvent(e), 'event'), clock, logger });
+  // One broadcaster for the whole fleet, a recorder per node (source kubelet on that node), as each kubelet has.
+  const events = new EventBroadcaster({
+    sink: { create: (e) => limiter.run(() => api.createEvent(e), 'event'), patch: (e, p) => limiter.run(() => api.patchEvent(e, p), 'event') },
+    clock,
+    logger,
+    concurrency: 4,
+  });
+  const recorders = new Map<string, EventRecorder>();
+  const kubeletOn = (node: string) => recorders.get(node) ?? recorders.set(node, events.newRecorder({ component: 'kubelet', host: node })).get(node)!;
+  const record = (recorder: EventRecorder, object: InvolvedObject, ev: Record<string, unknown>) =>
+    recorder.event(ev.fieldPath ? { ...object, fieldPath: String(ev.fieldPath) } : object, String(ev.type ?? 'Normal') as EventType, String(ev.reason ?? ''), String(ev.message ?? ''));
   const ipam = new PodIPAM();
 
   const nodeInformer = new SharedInformer<Node>(api.nodes, { clock, onError: (err) => logger.warn({ err }, 'node informer') });
@@ -131,13 +145,14 @@ export function startSim(opts: StartSimOptions): SimHandle {
   const nodeActions: StageActions<Node> = {
     patchStatus: limited((node: Node, status: unknown) => api.patchNodeStatus(node.metadata!.name!, { status })),
     delete: limited((node: Node) => api.deleteNode(node.metadata!.name!)),
-    event: (node, ev) => events.record(node, 'Node', node.metadata?.name ?? '', ev),
+    // Node events name the node by its name as UID, as upstream's kubelet does.
+    event: (node, ev) => record(kubeletOn(node.metadata?.name ?? ''), { kind: 'Node', name: node.metadata?.name, uid: node.metadata?.name }, ev),
   };
   const podActions: StageActions<Pod> = {
     // The UID makes the patch a precondition: a pod recreated under the same name is not touched.
     patchStatus: limited((pod: Pod, status: unknown) => api.patchPodStatus(pod.metadata!.namespace!, pod.metadata!.name!, { metadata: { uid: pod.metadata?.uid }, status })),
     delete: limited((pod: Pod) => api.deletePod(pod.metadata!.namespace!, pod.metadata!.name!, pod.metadata?.uid)),
-    event: (pod, ev) => events.record(pod, 'Pod', pod.spec?.nodeName ?? '', ev),
+    event: (pod, ev) => record(kubeletOn(pod.spec?.nodeName ?? ''), podRef(pod), ev),
   };
 
   const nodeEngine = new StageEngine<Node>({

@@ -169,10 +169,17 @@ export class FakeSimApi implements SimApi {
     if (uid && uid !== pod.metadata?.uid) throw conflict('Precondition failed');
     this.podTable.remove(namespace, name);
   }
-  async createEvent(event: CoreEvent): Promise<unknown> {
+  async createEvent(event: CoreEvent): Promise<CoreEvent> {
     this.call('createEvent');
     this.events.push(event);
     return event;
+  }
+  async patchEvent(event: CoreEvent, patch: object): Promise<CoreEvent> {
+    this.call('patchEvent');
+    const i = this.events.findIndex((e) => e.metadata?.name === event.metadata?.name);
+    if (i < 0) throw notFound('events', event.metadata?.name ?? '');
+    this.events[i] = { ...this.events[i]!, ...patch };
+    return this.events[i]!;
   }
 
   /** Creates a pod as a user (and the scheduler, when nodeName is set) would. */

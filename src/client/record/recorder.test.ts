@@ -159,3 +159,28 @@ test('transport failures are retried after 10 s; a full queue drops events', asy
   await bounded.flush();
   assert.deepEqual([...slow.stored.values()].map((e) => e.message), ['m0', 'm1', 'm2']);
 });
+
+test('with concurrency N, N writers drain the queue at once; one is the default', async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  for (const concurrency of [undefined, 3]) {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const sink = new FakeSink();
+    const create = sink.create.bind(sink);
+    let inFlight = 0;
+    let most = 0;
+    sink.create = async (e) => {
+      most = Math.max(most, ++inFlight);
+      await gate;
+      inFlight--;
+      return create(e);
+    };
+    const rec = recorderOn({ sink, clock, logger, concurrency });
+    for (let i = 0; i < 5; i++) rec.event({ ...pod, name: `p${i}`, uid: `u${i}` }, 'Normal', 'Scheduled', `m${i}`);
+    await Promise.resolve();
+    release();
+    await rec.flush();
+    assert.equal(most, concurrency ?? 1);
+    assert.equal(sink.stored.size, 5);
+  }
+});

@@ -16,7 +16,10 @@ import { EventCorrelator } from './correlator.js';
 export type EventType = 'Normal' | 'Warning';
 
 /** The object an event is about: a pod (fieldPath "spec.containers{nginx}" for one container), a node, a workload. */
-export type InvolvedObject = Pick<ObjectReference, 'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion' | 'resourceVersion' | 'fieldPath'>;
+export type InvolvedObject = Pick<ObjectReference, 'kind' | 'namespace' | 'name' | 'uid' | 'apiVersion' | 'resourceVersion' | 'fieldPath'> & {
+  /** A reference, not the object itself (which would pass for one: every field is optional). */
+  metadata?: never;
+};
 
 /** What components record events through (upstream's record.EventRecorder). */
 export interface EventRecorder {
@@ -63,6 +66,11 @@ export interface EventBroadcasterOptions {
   logger: Logger;
   /** Events queued beyond this are dropped (upstream's broadcaster: 1000). */
   maxQueued?: number;
+  /**
+   * Writers draining the queue at once (upstream: 1, which keeps one object's events in order).
+   * A process recording for thousands of nodes (kite sim) needs more.
+   */
+  concurrency?: number;
   /** Jitter for the first retry, in [0, 1) (tests pin it). */
   random?: () => number;
 }
@@ -70,7 +78,7 @@ export interface EventBroadcasterOptions {
 export class EventBroadcaster {
   private readonly queue: CoreEvent[] = [];
   private readonly correlator: EventCorrelator;
-  private draining?: Promise<void>;
+  private readonly writers = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   private seq = 0;
   private dropped = 0;
@@ -111,19 +119,22 @@ export class EventBroadcaster {
       reportingComponent: source.component,
       reportingInstance: source.host ?? '',
     });
-    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    while (this.writers.size < (this.opts.concurrency ?? 1) && this.writers.size < this.queue.length) {
+      const writer: Promise<void> = this.drain().finally(() => this.writers.delete(writer));
+      this.writers.add(writer);
+    }
   }
 
   /** Resolves once every queued event has been written or given up. */
   async flush(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.writers.size) await Promise.all([...this.writers]);
   }
 
   /** Drops what is queued and ends retries in progress. */
   async stop(): Promise<void> {
     this.abort.abort();
     this.queue.length = 0;
-    await this.draining;
+    await this.flush();
   }
 
   /** `<name>.<hex of UnixNano>`; the sequence keeps events of one millisecond apart. */

@@ -7,7 +7,7 @@ import { nameIsDNSSubdomain } from '../../api/validation/names.js';
 import { hasStatusCode, StatusError } from '../../apiserver/errors.js';
 import type { Client } from '../../client/client.js';
 import type { MetaObject } from '../../client/indexer.js';
-import type { EventRecorder, InvolvedObject } from '../../kubelet/events.js';
+import type { EventRecorder, InvolvedObject } from '../../client/record/recorder.js';
 
 export const FAILED_CREATE_POD_REASON = 'FailedCreate';
 export const SUCCESSFUL_CREATE_POD_REASON = 'SuccessfulCreate';

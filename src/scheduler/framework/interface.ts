@@ -13,7 +13,7 @@ import type { Pod, ReplicaSet, Service } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { SchedulerClient } from '../client.js';
-import type { EventRecorder } from '../event-recorder.js';
+import type { EventRecorder } from '../../client/record/eventsv1.js';
 import type { CycleState } from './cycle-state.js';
 import type { NodeToStatus } from './diagnosis.js';
 import type { ClusterEventWithHint } from './events.js';

@@ -6,7 +6,7 @@ import type { Pod } from '../../api/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { SchedulerClient } from '../client.js';
-import { EventRecorder } from '../event-recorder.js';
+import { EventRecorder } from '../../client/record/eventsv1.js';
 import { CycleState } from './cycle-state.js';
 import type { NodeToStatus } from './diagnosis.js';
 import { ActionType, type ClusterEventWithHint } from './events.js';
@@ -160,7 +160,7 @@ export class Framework implements Handle {
     this.nsLabels = opts.namespaceLabels;
     this.workloads = opts.workloads ?? noWorkloads;
     this.eventRecorder =
-      opts.eventRecorder ?? new EventRecorder({ client: opts.client, clock: opts.clock, logger: opts.logger, reportingController: opts.profile.schedulerName });
+      opts.eventRecorder ?? new EventRecorder({ sink: opts.client, clock: opts.clock, logger: opts.logger, reportingController: opts.profile.schedulerName });
     let queueSort: QueueSortPlugin | undefined;
     for (const cfg of opts.profile.plugins) {
       const factory = opts.registry[cfg.name];

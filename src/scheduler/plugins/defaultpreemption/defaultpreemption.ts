@@ -14,6 +14,7 @@ import { Diagnosis, FitError, NodeToStatus } from '../../framework/diagnosis.js'
 import type { Handle, NodeInfoLister, Plugin, PostFilterPlugin, PostFilterResult } from '../../framework/interface.js';
 import { Code, isSuccess, Status, type Result } from '../../framework/status.js';
 import { podKey, podPriority, podUID, type NodeInfo, type PodInfo } from '../../framework/types.js';
+import { podRef } from '../../../api/pod/reference.js';
 
 export const NAME = 'DefaultPreemption';
 export const REASON_NO_VICTIMS = 'No preemption victims found for incoming pod';
@@ -267,7 +268,7 @@ class DefaultPreemption implements PostFilterPlugin {
       this.handle.logger.debug(log, deleted ? 'preemptor pod preempted victim pod' : 'victim pod is already deleted');
       if (!deleted) return;
     }
-    this.handle.eventRecorder.eventf(victim, 'Normal', 'Preempted', 'Preempting', `Preempted by pod ${preemptor.metadata?.uid ?? ''} on node ${c.nodeName}`, preemptor);
+    this.handle.eventRecorder.eventf(podRef(victim), 'Normal', 'Preempted', 'Preempting', `Preempted by pod ${preemptor.metadata?.uid ?? ''} on node ${c.nodeName}`, podRef(preemptor));
   }
 
   /** Marks the victim with the DisruptionTarget condition, then deletes it; false if it was already gone. */

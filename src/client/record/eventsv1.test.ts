@@ -1,16 +1,29 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../util/clock.js';
-import { EventRecorder, NOTE_LENGTH_LIMIT, truncateNote } from './event-recorder.js';
-import { microTime } from '../api/time.js';
-import { makePod } from './testing/builders.js';
-import { FakeSchedulerClient } from './testing/fake-client.js';
-import { silentLogger } from './testing/harness.js';
+import { pino } from 'pino';
+import type { EventsV1Event } from '../../api/types.js';
+import { FakeClock } from '../../util/clock.js';
+import { microTime } from '../../api/time.js';
+import { EventRecorder, NOTE_LENGTH_LIMIT, truncateNote, type EventsV1Sink } from './eventsv1.js';
+import type { InvolvedObject } from './recorder.js';
+
+class FakeSink implements EventsV1Sink {
+  readonly events: EventsV1Event[] = [];
+  readonly eventPatches: { name: string; patch: Partial<EventsV1Event> }[] = [];
+  async createEvent(ev: EventsV1Event): Promise<void> {
+    this.events.push(structuredClone(ev));
+  }
+  async patchEvent(_namespace: string, name: string, patch: Partial<EventsV1Event>): Promise<void> {
+    this.eventPatches.push({ name, patch: structuredClone(patch) });
+  }
+}
+
+const pod = (name: string, uid?: string): InvolvedObject => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name, uid, resourceVersion: undefined });
 
 function setup() {
-  const client = new FakeSchedulerClient();
+  const client = new FakeSink();
   const clock = new FakeClock();
-  const rec = new EventRecorder({ client, clock, logger: silentLogger, reportingController: 'default-scheduler', reportingInstance: 'default-scheduler-host' });
+  const rec = new EventRecorder({ sink: client, clock, logger: pino({ level: 'silent' }), reportingController: 'default-scheduler', reportingInstance: 'default-scheduler-host' });
   rec.start();
   return { client, clock, rec };
 }
@@ -18,7 +31,7 @@ function setup() {
 describe('EventRecorder', () => {
   it('creates an events.k8s.io/v1 event for the first occurrence', async () => {
     const { client, clock, rec } = setup();
-    rec.eventf(makePod().name('web').uid('u1').obj(), 'Warning', 'FailedScheduling', 'Scheduling', 'no fit');
+    rec.eventf(pod('web', 'u1'), 'Warning', 'FailedScheduling', 'Scheduling', 'no fit');
     await rec.stop();
     const ev = client.events[0]!;
     assert.match(ev.metadata!.name!, /^web\.[0-9a-f]+$/);
@@ -31,8 +44,8 @@ describe('EventRecorder', () => {
 
   it('names a related object, which tells events about one pod apart', async () => {
     const { client, rec } = setup();
-    const victim = makePod().name('low').uid('u1').obj();
-    for (const by of ['a', 'b']) rec.eventf(victim, 'Normal', 'Preempted', 'Preempting', `by ${by}`, makePod().name(by).uid(`u-${by}`).obj());
+    const victim = pod('low', 'u1');
+    for (const by of ['a', 'b']) rec.eventf(victim, 'Normal', 'Preempted', 'Preempting', `by ${by}`, pod(by, `u-${by}`));
     await rec.stop();
     assert.deepEqual(
       client.events.map((e) => e.related),
@@ -43,25 +56,25 @@ describe('EventRecorder', () => {
 
   it('turns repeats into a series: count 2 at once, later counts on refresh and at the end', async () => {
     const { client, clock, rec } = setup();
-    const pod = makePod().name('web').obj();
-    for (let i = 0; i < 4; i++) rec.eventf(pod, 'Warning', 'FailedScheduling', 'Scheduling', `attempt ${i}`);
+    const web = pod('web');
+    for (let i = 0; i < 4; i++) rec.eventf(web, 'Warning', 'FailedScheduling', 'Scheduling', `attempt ${i}`);
     await clock.advance(0);
     assert.equal(client.events.length, 1);
     assert.deepEqual(client.eventPatches.map((p) => p.patch.series?.count), [2]);
     // Six minutes without a repeat end the series with its final count.
     await clock.advance(12 * 60_000);
     assert.deepEqual(client.eventPatches.map((p) => p.patch.series?.count), [2, 4]);
-    rec.eventf(pod, 'Warning', 'FailedScheduling', 'Scheduling', 'again');
+    rec.eventf(web, 'Warning', 'FailedScheduling', 'Scheduling', 'again');
     await rec.stop();
     assert.equal(client.events.length, 2, 'a new event after the series ended');
   });
 
   it('keeps events of different reasons or pods apart', async () => {
     const { client, rec } = setup();
-    const pod = makePod().name('web').obj();
-    rec.eventf(pod, 'Warning', 'FailedScheduling', 'Scheduling', 'x');
-    rec.eventf(pod, 'Normal', 'Scheduled', 'Binding', 'y');
-    rec.eventf(makePod().name('db').obj(), 'Warning', 'FailedScheduling', 'Scheduling', 'x');
+    const web = pod('web');
+    rec.eventf(web, 'Warning', 'FailedScheduling', 'Scheduling', 'x');
+    rec.eventf(web, 'Normal', 'Scheduled', 'Binding', 'y');
+    rec.eventf(pod('db'), 'Warning', 'FailedScheduling', 'Scheduling', 'x');
     await rec.stop();
     assert.equal(client.events.length, 3);
   });

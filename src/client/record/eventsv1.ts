@@ -1,15 +1,15 @@
-// events.k8s.io/v1 events as client-go's tools/events recorder writes them: the first occurrence is
+// events.k8s.io/v1 events as client-go's tools/events recorder writes them (the scheduler's; core/v1
+// events go through recorder.ts): the first occurrence is
 // created; a repeat (same action, reason, reporting controller and regarding object) turns it into a
 // series (count 2, patched at once); later repeats only bump the count in memory, which is patched
 // every 30 minutes and once more when the series ends (6 minutes without a repeat).
-import { microTime } from '../api/time.js';
+import { microTime } from '../../api/time.js';
 import os from 'node:os';
-import type { EventsV1Event, Pod } from '../api/types.js';
-import type { Clock, Timer } from '../util/clock.js';
-import type { Logger } from '../util/log.js';
-import type { SchedulerClient } from './client.js';
-import { every } from '../util/periodic.js';
-import { podRef } from '../api/pod/reference.js';
+import type { EventsV1Event } from '../../api/types.js';
+import type { Clock, Timer } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
+import { every } from '../../util/periodic.js';
+import type { InvolvedObject } from './recorder.js';
 
 /** Upstream's validation.NoteLengthLimit. */
 export const NOTE_LENGTH_LIMIT = 1024;
@@ -24,8 +24,15 @@ export function truncateNote(note: string): string {
 
 
 
+/** Where events.k8s.io/v1 events are written. */
+export interface EventsV1Sink {
+  createEvent(ev: EventsV1Event): Promise<void>;
+  /** Merge patch (series updates). */
+  patchEvent(namespace: string, name: string, patch: Partial<EventsV1Event>): Promise<void>;
+}
+
 export interface EventRecorderOptions {
-  client: SchedulerClient;
+  sink: EventsV1Sink;
   clock: Clock;
   logger: Logger;
   reportingController: string;
@@ -54,11 +61,10 @@ export class EventRecorder {
   }
 
   /** An event about `regarding`; `related` is a second object involved (e.g. the preemptor of a victim). */
-  eventf(regarding: Pod, type: 'Normal' | 'Warning', reason: string, action: string, note: string, related?: Pod): void {
+  eventf(regarding: InvolvedObject, type: 'Normal' | 'Warning', reason: string, action: string, note: string, related?: InvolvedObject): void {
     const now = this.opts.clock.now();
-    const meta = regarding.metadata ?? {};
-    const ref = podRef(regarding);
-    const rel = related && podRef(related);
+    const ref = regarding;
+    const rel = related;
     const key = JSON.stringify([action, reason, this.opts.reportingController, ref.kind, ref.namespace, ref.name, ref.uid, rel?.namespace, rel?.name, rel?.uid]);
     const existing = this.cache.get(key);
     if (existing) {
@@ -76,7 +82,7 @@ export class EventRecorder {
     const ev: EventsV1Event = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name: `${meta.name}.${suffix}`, namespace: meta.namespace || 'default' },
+      metadata: { name: `${ref.name}.${suffix}`, namespace: ref.namespace || 'default' },
       eventTime: microTime(now),
       reportingController: this.opts.reportingController,
       reportingInstance: this.opts.reportingInstance ?? `${this.opts.reportingController}-${os.hostname()}`,
@@ -88,11 +94,11 @@ export class EventRecorder {
       ...(rel ? { related: rel } : {}),
     };
     this.cache.set(key, ev);
-    this.track(this.opts.client.createEvent(ev), ev);
+    this.track(this.opts.sink.createEvent(ev), ev);
   }
 
   private patchSeries(ev: EventsV1Event): void {
-    this.track(this.opts.client.patchEvent(ev.metadata!.namespace!, ev.metadata!.name!, { series: { ...ev.series! } }), ev);
+    this.track(this.opts.sink.patchEvent(ev.metadata!.namespace!, ev.metadata!.name!, { series: { ...ev.series! } }), ev);
   }
 
   private refreshSeries(): void {
