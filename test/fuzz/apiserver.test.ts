@@ -196,8 +196,6 @@ describe('API server fuzz', () => {
     process.on('uncaughtException', onUncaught);
     process.on('unhandledRejection', onUncaught);
     server = await startFuzzServer();
-    const ns = await server.send({ method: 'POST', path: '/api/v1/namespaces', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ metadata: { name: NAMESPACE } }) });
-    if (ns.code !== 201) throw new Error(`creating namespace ${NAMESPACE}: ${describeAnswer(ns)}`);
     const { csrPem } = await createCertificateRequest({ commonName: 'fuzz', organizations: [] });
     targets = fuzzTargets(csrPem);
   });
@@ -232,13 +230,29 @@ describe('API server fuzz', () => {
     return out;
   }
 
-  async function currentVersion(t: Target, name: string): Promise<string> {
-    const ans = await server.send({ method: 'GET', path: `${collectionPath(t.resource)}/${name}`, headers: { Accept: 'application/json' } });
+  /** The run's object name and namespace. */
+  interface Own {
+    name: string;
+    ns: string;
+  }
+
+  async function currentVersion(t: Target, own: Own): Promise<string> {
+    const ans = await server.send({ method: 'GET', path: `${collectionPath(t.resource, own.ns)}/${own.name}`, headers: { Accept: 'application/json' } });
     return ans.code === 200 ? String(JSON.parse(ans.body).metadata?.resourceVersion ?? '') : '';
   }
 
-  function materialize(spec: FuzzRequest, name: string, rv: string): Request {
-    const fill = (s: string) => s.split(NAME).join(name).split(RV).join(rv);
+  /** A request to a namespaced resource must leave its namespace alone (`..` in a path must not climb to it). */
+  async function namespaceGone(ns: string): Promise<string | undefined> {
+    const ans = await server.send({ method: 'GET', path: `/api/v1/namespaces/${ns}`, headers: { Accept: 'application/json' } });
+    if (ans.code === 404) return `namespace ${ns} was deleted`;
+    if (ans.code === 200 && JSON.parse(ans.body).metadata?.deletionTimestamp) return `namespace ${ns} is being deleted`;
+    return undefined;
+  }
+
+  const fillTokens = (text: string, own: Own, rv = '') => text.split(NAME).join(own.name).split(NAMESPACE).join(own.ns).split(RV).join(rv);
+
+  function materialize(spec: FuzzRequest, own: Own, rv: string): Request {
+    const fill = (text: string) => fillTokens(text, own, rv);
     const path = fill(spec.path);
     const watching = /[?&]watch=/.test(path) || /\/watch\//.test(path) || /[?&]follow=/.test(path);
     return {
@@ -250,8 +264,8 @@ describe('API server fuzz', () => {
     };
   }
 
-  async function check(spec: FuzzRequest, t: Target, name: string): Promise<void> {
-    const req = materialize(spec, name, await currentVersion(t, name));
+  async function check(spec: FuzzRequest, t: Target, own: Own): Promise<void> {
+    const req = materialize(spec, own, await currentVersion(t, own));
     const before = spec.writes ? await storedState(t) : undefined;
     const protos = snapshotPrototypes();
     let ans: Answer | undefined;
@@ -273,6 +287,10 @@ describe('API server fuzz', () => {
       const changes = stateChanges(before, await storedState(t));
       if (changes.length) problems.push(`${ans.code >= 400 ? `the error ${ans.code}` : 'a dry run'} left a write behind: ${changes.join('; ')}`);
     }
+    if (spec.writes && t.resource.namespaced) {
+      const gone = await namespaceGone(own.ns);
+      if (gone) problems.push(`${gone} by a request to ${t.resource.resource}`);
+    }
     const logs = server.takeLogs();
     if (!problems.length) return;
     const failure = new FuzzFailure(problems, req, ans, logs);
@@ -283,18 +301,19 @@ describe('API server fuzz', () => {
   }
 
   async function run(t: Target, specs: FuzzRequest[]): Promise<void> {
-    const name = `fz-${++seq}`;
-    const seed = await server.send({
-      method: 'POST',
-      path: collectionPath(t.resource),
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(t.template).split(NAME).join(name),
-    });
+    const own = { name: `fz-${++seq}`, ns: `fz-${seq}-ns` };
+    const json = { 'Content-Type': 'application/json' };
+    if (t.resource.namespaced) {
+      const ns = await server.send({ method: 'POST', path: '/api/v1/namespaces', headers: json, body: JSON.stringify({ metadata: { name: own.ns } }) });
+      if (ns.code !== 201) throw new Error(`creating namespace ${own.ns}: ${describeAnswer(ns)}`);
+    }
+    const seed = await server.send({ method: 'POST', path: collectionPath(t.resource, own.ns), headers: json, body: fillTokens(JSON.stringify(t.template), own) });
     if (seed.code !== 201) throw new Error(`the ${t.resource.resource} template was refused: ${describeAnswer(seed)}`);
-    for (const spec of specs) await check(spec, t, name);
-    // Clean up, so lists stay small: drop finalizers, then delete at once.
-    for (const n of [name, NEW_NAME.split(NAME).join(name)]) {
-      const item = `${collectionPath(t.resource)}/${n}`;
+    for (const spec of specs) await check(spec, t, own);
+    // Clean up, so lists stay small: drop finalizers, then delete at once. (An empty namespace
+    // stays: with no namespace controller, a deleted one would never go.)
+    for (const n of [own.name, fillTokens(NEW_NAME, own)]) {
+      const item = `${collectionPath(t.resource, own.ns)}/${n}`;
       await server.send({ method: 'PATCH', path: item, headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"metadata":{"finalizers":null}}' });
       await server.send({ method: 'DELETE', path: `${item}?gracePeriodSeconds=0` });
     }

@@ -1,14 +1,14 @@
 // One valid object per fuzzed resource: the seed each run creates, and the base its mutations start from.
-// NAME stands for the run's own object name and RV for its current resourceVersion; both are
-// substituted into paths and bodies when a request is sent.
+// NAME, NAMESPACE and RV stand for the run's own object name, namespace and current
+// resourceVersion; they are substituted into paths and bodies when a request is sent.
 import { resources, type ResourceInfo } from '../../src/api/resources.js';
 
 export const NAME = 'fz-target';
 export const RV = 'fz-rv';
 /** The name a create request gives its new object (NAME with a suffix, so it follows the run's name). */
 export const NEW_NAME = `${NAME}-c`;
-/** The namespace the namespaced objects live in. */
-export const NAMESPACE = 'fuzz';
+/** Stands for the run's own namespace, where its namespaced objects live. */
+export const NAMESPACE = 'fz-ns';
 
 type Json = Record<string, unknown>;
 
