@@ -63,11 +63,10 @@ const anyValue: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
 const deepMarker = (depth: number, open: '[' | '{') => `@@deep-${depth}-${open === '[' ? 'a' : 'o'}@@`;
 const deepText = (depth: number, open: string) => (open === 'a' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth));
 
-const hugeString = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(70_000, 300_000).map((n) => 'x'.repeat(n)) },
-  { weight: 2, arbitrary: fc.constant('é'.repeat(600_000)) },
-  { weight: 1, arbitrary: fc.constant('y'.repeat(3_300_000)) },
-);
+// Over the annotation limit, over 1 MiB, and (rarely) over the 3 MiB body limit; shrinks to the smallest.
+const hugeString = fc
+  .tuple(fc.oneof({ withCrossShrink: true }, { weight: 8, arbitrary: fc.constantFrom(70_000, 300_000, 600_000) }, { weight: 1, arbitrary: fc.constant(3_300_000) }), fc.constantFrom('x', 'é'))
+  .map(([n, c]) => c.repeat(n));
 
 const deepValue = fc.tuple(fc.constantFrom(60, 1_000, 10_000, 100_000), fc.constantFrom('[' as const, '{' as const)).map(([d, o]) => deepMarker(d, o));
 
@@ -225,6 +224,7 @@ function mutationArb(t: Target): fc.Arbitrary<Mutation> {
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom([], ...tPaths), oddKey).map(([p, k]) => [...p, k]) },
   );
   const garbage = fc.oneof(
+    { withCrossShrink: true },
     { weight: 4, arbitrary: fc.constant(null) },
     { weight: 4, arbitrary: anyValue },
     { weight: 3, arbitrary: prototypePayload },
