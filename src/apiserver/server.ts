@@ -39,7 +39,7 @@ import type { AdmissionLookups } from './admission/interface.js';
 import { writeKubeconfig } from '../cli/kubeconfig.js';
 import { Registries } from './registry/registries.js';
 import type { Admitter } from './registry/registry.js';
-import { parseRequestInfo, type RequestInfo } from './http/requestinfo.js';
+import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
 import { hasStatusCode, methodNotAllowed, StatusError } from './errors.js';
@@ -290,8 +290,11 @@ export class ApiServer {
     const started = performance.now();
     let info: RequestInfo | undefined;
     try {
-      const url = new URL(req.url ?? '/', 'https://kite');
-      info = parseRequestInfo(req.method ?? 'GET', url);
+      const target = splitRequestTarget(req.url ?? '/');
+      // Only the query is read from url; the path is info.path, as sent (a URL would resolve dot segments).
+      const url = new URL('https://kite/');
+      url.search = target.query.toString();
+      info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
       const user = await authenticator.authenticate(req);
       await checkAuthorized(this.authorizer, { user, ...info });
       // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
@@ -310,7 +313,7 @@ export class ApiServer {
   }
 
   private async handleNonResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const path = info.path.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     const accept = req.headers.accept;
     switch (path) {
@@ -356,8 +359,8 @@ export class ApiServer {
       res.end(doc.body);
       return;
     }
-    if (info.apiPrefix === 'apis' && info.apiGroup === '' && url.pathname.split('/').filter(Boolean).length === 2) {
-      const group = url.pathname.split('/').filter(Boolean)[1]!;
+    if (info.apiPrefix === 'apis' && info.apiGroup === '' && path.split('/').filter(Boolean).length === 2) {
+      const group = path.split('/').filter(Boolean)[1]!;
       const doc = apiGroupDoc(group);
       if (!doc) throw notFoundPath();
       return writeObject(res, 200, doc);

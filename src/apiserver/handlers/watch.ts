@@ -2,7 +2,7 @@
 // BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
 import { apiVersionOf, type StoredObject } from '../../api/meta.js';
 import type { StatusError } from '../errors.js';
-import { boolQuery, intQuery, objectJson, query, type ResourceRequest } from './context.js';
+import { boolQuery, intQuery, objectJson, optionalBoolQuery, query, type ResourceRequest } from './context.js';
 import { render } from './crud.js';
 import { selectionFor } from './selectors.js';
 import { validateListOptions } from './listoptions.js';
@@ -17,7 +17,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const timeoutSeconds = intQuery(r, 'timeoutSeconds') ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
   const bookmarks = boolQuery(r, 'allowWatchBookmarks');
   validateListOptions(r, true);
-  const sendInitialEvents = query(r, 'sendInitialEvents');
+  const sendInitialEvents = optionalBoolQuery(r, 'sendInitialEvents');
 
   const res = r.res;
   let closed = false;
@@ -71,7 +71,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   cancelWatch = await r.registry.watch(
     r.info.namespace,
-    { selection, resourceVersion: query(r, 'resourceVersion'), sendInitialEvents: sendInitialEvents === undefined ? undefined : sendInitialEvents === 'true' },
+    { selection, resourceVersion: query(r, 'resourceVersion'), sendInitialEvents },
     {
       event: (type, obj) => {
         lastRv = Math.max(lastRv, Number(obj.metadata.resourceVersion ?? 0));
@@ -83,7 +83,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
         finish();
       },
       end: finish,
-      initialEventsEnd: sendInitialEvents === 'true' ? (rv) => bookmark(rv, true) : undefined,
+      initialEventsEnd: sendInitialEvents ? (rv) => bookmark(rv, true) : undefined,
     },
   );
   if (closed) {
