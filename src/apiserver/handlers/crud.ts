@@ -53,6 +53,8 @@ export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: s
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
+  // A get at a resourceVersion is served from state at least that fresh.
+  await r.registry.awaitResourceVersion(query(r, 'resourceVersion'));
   const obj = await r.registry.get(r.info.namespace, r.info.name);
   writeObject(r.res, 200, render(r, obj), r.output.yaml);
 }
