@@ -52,6 +52,7 @@ import { handleWatch } from './handlers/watch.js';
 import { handleSubresource } from './handlers/subresources.js';
 import type { ResourceRequest } from './handlers/context.js';
 import { ApiMetrics } from './metrics.js';
+import { defaultRequestLimits, InflightLimiter, isLongRunning, readHeaderTimeoutMs, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
 import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
 import { versionInfo } from './version.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
@@ -67,6 +68,8 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** What runs beside the API server (default: all). */
   components?: readonly Component[];
+  /** --request-timeout and the in-flight bounds (defaults: upstream's). */
+  limits?: RequestLimits;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
   clock?: Clock;
@@ -105,11 +108,15 @@ export class ApiServer {
   /** Upgraded connections (exec, attach, port-forward): the HTTP server no longer tracks them. */
   private readonly upgraded = new Set<Duplex>();
   private readonly clock: Clock;
+  private readonly limits: RequestLimits;
+  private readonly inflight: InflightLimiter;
   private ready = false;
   private address = '';
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
+    this.limits = opts.limits ?? defaultRequestLimits;
+    this.inflight = new InflightLimiter(this.limits);
   }
 
   /** https://host:port once started. */
@@ -166,14 +173,18 @@ export class ApiServer {
       resolutionMs: this.opts.metricResolutionMs,
     });
 
+    // Against slowloris: a TLS handshake and the headers get the read-header bound, the whole request
+    // (headers and body; responses such as watches are not counted) the request timeout. Node checks
+    // these every connectionsCheckingInterval.
+    const headerTimeout = readHeaderTimeoutMs(this.limits);
     this.server = createServer(
-      servingTlsOptions(this.pki),
+      { ...servingTlsOptions(this.pki), handshakeTimeout: headerTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
       (req, res) => void this.handle(req, res),
     );
     // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
-    // Watches and log streams are long: only idle keep-alive sockets time out.
-    this.server.requestTimeout = 0;
+    this.server.headersTimeout = headerTimeout;
+    this.server.requestTimeout = this.limits.requestTimeoutMs;
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -289,6 +300,7 @@ export class ApiServer {
   private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest, authenticator = this.authenticator): Promise<void> {
     const started = performance.now();
     let info: RequestInfo | undefined;
+    let release: (() => void) | undefined;
     try {
       const target = splitRequestTarget(req.url ?? '/');
       // Only the query is read from url; the path is info.path, as sent (a URL would resolve dot segments).
@@ -296,20 +308,36 @@ export class ApiServer {
       url.search = target.query.toString();
       info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
       const user = await authenticator.authenticate(req);
+      // The loopback components are exempt, as upstream's loopback client is (system:masters).
+      release = authenticator === this.authenticator ? this.inflight.acquire(info, user) : () => undefined;
+      if (!release) {
+        writeTooManyRequests(res);
+        return;
+      }
       await checkAuthorized(this.authorizer, { user, ...info });
       // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
       if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {
         await checkAuthorized(this.authorizer, { user, ...info, verb: 'create' });
       }
-      if (info.isResourceRequest) await this.handleResource(req, res, url, info, user, upgrade);
-      else await this.handleNonResource(req, res, url, info);
+      // The slot is held until the handler is done, even when its client got a 504 before that.
+      const slot = release;
+      release = undefined;
+      const work = (info.isResourceRequest ? this.handleResource(req, res, url, info, user, upgrade) : this.handleNonResource(req, res, url, info)).finally(slot);
+      if (upgrade || isLongRunning(info)) await work;
+      else await withDeadline(work, requestDeadlineMs(url.searchParams, this.limits.requestTimeoutMs), this.clock, (err) => this.lateError(req, err));
     } catch (err) {
       const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
       if (!res.headersSent) writeError(res, status);
-      else res.destroy();
+      else if (!res.writableEnded) res.destroy();
     } finally {
+      release?.();
       this.metrics.observe(info, res.statusCode, performance.now() - started);
     }
+  }
+
+  /** A handler that failed after its request had timed out: its client has its 504 already. */
+  private lateError(req: IncomingMessage, err: unknown): void {
+    if (!(err instanceof StatusError)) this.opts.logger.error({ err, url: req.url, method: req.method }, 'request failed after its timeout');
   }
 
   private async handleNonResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
@@ -329,7 +357,7 @@ export class ApiServer {
       case '/apis': {
         const aggregated = wantsAggregatedDiscovery(accept);
         if (aggregated) {
-          const body = JSON.stringify(aggregatedDiscovery(path === '/api', aggregated));
+          const body = `${JSON.stringify(aggregatedDiscovery(path === '/api', aggregated))}\n`;
           res.writeHead(200, { 'Content-Type': aggregatedContentType(aggregated), 'Content-Length': String(Buffer.byteLength(body)) });
           res.end(body);
           return;
@@ -415,9 +443,12 @@ export class ApiServer {
       case 'create':
         if (info.name) throw methodNotAllowed('the server does not allow this method on the requested resource');
         return handleCreate(r);
+      // A collection takes no PUT or PATCH: upstream routes none there (405).
       case 'update':
+        if (!info.name) throw methodNotAllowed();
         return handleUpdate(r);
       case 'patch':
+        if (!info.name) throw methodNotAllowed();
         return handlePatch(r);
       case 'delete':
         return handleDelete(r);
