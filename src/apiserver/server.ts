@@ -173,18 +173,20 @@ export class ApiServer {
       resolutionMs: this.opts.metricResolutionMs,
     });
 
-    // Against slowloris: a TLS handshake and the headers get the read-header bound, the whole request
-    // (headers and body; responses such as watches are not counted) the request timeout. Node checks
-    // these every connectionsCheckingInterval.
+    // Against slowloris: the headers get the read-header bound, the whole request (headers and body;
+    // responses such as watches are not counted) the request timeout; Node checks these every
+    // connectionsCheckingInterval. A TLS handshake gets upstream's 32 s whatever the request timeout:
+    // under a flood of new connections an honest one can take seconds.
     const headerTimeout = readHeaderTimeoutMs(this.limits);
     this.server = createServer(
-      { ...servingTlsOptions(this.pki), handshakeTimeout: headerTimeout, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
+      { ...servingTlsOptions(this.pki), handshakeTimeout: 32_000, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
       (req, res) => void this.handle(req, res),
     );
     // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     this.server.headersTimeout = headerTimeout;
-    this.server.requestTimeout = this.limits.requestTimeoutMs;
+    // The handler's own 504 comes first; this catches bodies that no handler reads (a 401 or 429 answered early).
+    this.server.requestTimeout = this.limits.requestTimeoutMs + headerTimeout;
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
