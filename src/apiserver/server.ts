@@ -435,6 +435,8 @@ export class ApiServer {
     const scoped = resource.namespaced ? info : { ...info, namespace: '' };
     const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
     if (info.subresource) return handleSubresource(r, this.kubeletClient, upgrade);
+    // A verb the resource does not serve has no route upstream (namespaces take no deletecollection).
+    if (!resource.verbs.includes(info.verb)) throw methodNotAllowed();
     switch (info.verb) {
       case 'get':
         return handleGet(r);

@@ -116,6 +116,7 @@ describe('hostile HTTP: paths, resourceVersions, methods, query options', () => 
     ['PUT', pods, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['POST', `${pods}/x`, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['DELETE', `${pods}/x/status`, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+    ['DELETE', '/api/v1/namespaces', 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['GET', `${pods}/x/binding`, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'],
     ['GET', `${pods}?limit=abc`, 400, 'BadRequest', 'strconv.ParseInt: parsing "abc": invalid syntax'],
     ['GET', `${pods}?watch=1&timeoutSeconds=1.5`, 400, 'BadRequest', 'strconv.ParseInt: parsing "1.5": invalid syntax'],
