@@ -98,7 +98,7 @@ export function invalid(kind: string, group: string, name: string, errs: FieldEr
 export const badRequest = (message: string) => new StatusError(400, 'BadRequest', message);
 export const unauthorized = (message = 'Unauthorized') => new StatusError(401, 'Unauthorized', message);
 export const forbidden = (message: string, details?: StatusDetails) => new StatusError(403, 'Forbidden', message, details);
-export const methodNotAllowed = (message: string) => new StatusError(405, 'MethodNotAllowed', message);
+export const methodNotAllowed = (message = 'the server does not allow this method on the requested resource') => new StatusError(405, 'MethodNotAllowed', message, {});
 export const notAcceptable = (message: string) => new StatusError(406, 'NotAcceptable', message);
 export const unsupportedMediaType = (message: string) => new StatusError(415, 'UnsupportedMediaType', message);
 export const requestEntityTooLarge = (message: string) => new StatusError(413, 'RequestEntityTooLarge', message);

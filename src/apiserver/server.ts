@@ -39,7 +39,7 @@ import type { AdmissionLookups } from './admission/interface.js';
 import { writeKubeconfig } from '../cli/kubeconfig.js';
 import { Registries } from './registry/registries.js';
 import type { Admitter } from './registry/registry.js';
-import { parseRequestInfo, type RequestInfo } from './http/requestinfo.js';
+import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
 import { hasStatusCode, methodNotAllowed, StatusError } from './errors.js';
@@ -53,6 +53,7 @@ import { handleWatch } from './handlers/watch.js';
 import { handleSubresource } from './handlers/subresources.js';
 import type { ResourceRequest } from './handlers/context.js';
 import { ApiMetrics } from './metrics.js';
+import { defaultRequestLimits, InflightLimiter, isLongRunning, readHeaderTimeoutMs, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
 import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
 import { versionInfo } from './version.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
@@ -70,6 +71,8 @@ export interface ApiServerOptions {
   components?: readonly Component[];
   /** kube-controller-manager's --controllers for the controllers thread. */
   controllers?: readonly string[];
+  /** --request-timeout and the in-flight bounds (defaults: upstream's). */
+  limits?: RequestLimits;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
   clock?: Clock;
@@ -108,11 +111,15 @@ export class ApiServer {
   /** Upgraded connections (exec, attach, port-forward): the HTTP server no longer tracks them. */
   private readonly upgraded = new Set<Duplex>();
   private readonly clock: Clock;
+  private readonly limits: RequestLimits;
+  private readonly inflight: InflightLimiter;
   private ready = false;
   private address = '';
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
+    this.limits = opts.limits ?? defaultRequestLimits;
+    this.inflight = new InflightLimiter(this.limits);
   }
 
   /** https://host:port once started. */
@@ -169,14 +176,20 @@ export class ApiServer {
       resolutionMs: this.opts.metricResolutionMs,
     });
 
+    // Against slowloris: the headers get the read-header bound, the whole request (headers and body;
+    // responses such as watches are not counted) the request timeout; Node checks these every
+    // connectionsCheckingInterval. A TLS handshake gets upstream's 32 s whatever the request timeout:
+    // under a flood of new connections an honest one can take seconds.
+    const headerTimeout = readHeaderTimeoutMs(this.limits);
     this.server = createServer(
-      servingTlsOptions(this.pki),
+      { ...servingTlsOptions(this.pki), handshakeTimeout: 32_000, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
       (req, res) => void this.handle(req, res),
     );
     // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
-    // Watches and log streams are long: only idle keep-alive sockets time out.
-    this.server.requestTimeout = 0;
+    this.server.headersTimeout = headerTimeout;
+    // The handler's own 504 comes first; this catches bodies that no handler reads (a 401 or 429 answered early).
+    this.server.requestTimeout = this.limits.requestTimeoutMs + headerTimeout;
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -292,29 +305,49 @@ export class ApiServer {
   private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest, authenticator = this.authenticator): Promise<void> {
     const started = performance.now();
     let info: RequestInfo | undefined;
+    let release: (() => void) | undefined;
     try {
-      const url = new URL(req.url ?? '/', 'https://kite');
-      info = parseRequestInfo(req.method ?? 'GET', url);
+      const target = splitRequestTarget(req.url ?? '/');
+      // Only the query is read from url; the path is info.path, as sent (a URL would resolve dot segments).
+      const url = new URL('https://kite/');
+      url.search = target.query.toString();
+      info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
       const user = await authenticator.authenticate(req);
+      // The loopback components are exempt, as upstream's loopback client is (system:masters).
+      release = authenticator === this.authenticator ? this.inflight.acquire(info, user) : () => undefined;
+      if (!release) {
+        writeTooManyRequests(res);
+        return;
+      }
       await checkAuthorized(this.authorizer, { user, ...info });
       this.metrics.trackWatch(info, res);
       // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
       if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {
         await checkAuthorized(this.authorizer, { user, ...info, verb: 'create' });
       }
-      if (info.isResourceRequest) await this.handleResource(req, res, url, info, user, upgrade);
-      else await this.handleNonResource(req, res, url, info);
+      // The slot is held until the handler is done, even when its client got a 504 before that.
+      const slot = release;
+      release = undefined;
+      const work = (info.isResourceRequest ? this.handleResource(req, res, url, info, user, upgrade) : this.handleNonResource(req, res, url, info)).finally(slot);
+      if (upgrade || isLongRunning(info)) await work;
+      else await withDeadline(work, requestDeadlineMs(url.searchParams, this.limits.requestTimeoutMs), this.clock, (err) => this.lateError(req, err));
     } catch (err) {
       const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
       if (!res.headersSent) writeError(res, status);
-      else res.destroy();
+      else if (!res.writableEnded) res.destroy();
     } finally {
+      release?.();
       this.metrics.observe(info, res.statusCode, performance.now() - started);
     }
   }
 
+  /** A handler that failed after its request had timed out: its client has its 504 already. */
+  private lateError(req: IncomingMessage, err: unknown): void {
+    if (!(err instanceof StatusError)) this.opts.logger.error({ err, url: req.url, method: req.method }, 'request failed after its timeout');
+  }
+
   private async handleNonResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const path = info.path.replace(/\/+$/, '') || '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
     const accept = req.headers.accept;
     switch (path) {
@@ -330,7 +363,7 @@ export class ApiServer {
       case '/apis': {
         const aggregated = wantsAggregatedDiscovery(accept);
         if (aggregated) {
-          const body = JSON.stringify(aggregatedDiscovery(path === '/api', aggregated));
+          const body = `${JSON.stringify(aggregatedDiscovery(path === '/api', aggregated))}\n`;
           res.writeHead(200, { 'Content-Type': aggregatedContentType(aggregated), 'Content-Length': String(Buffer.byteLength(body)) });
           res.end(body);
           return;
@@ -362,8 +395,8 @@ export class ApiServer {
       res.end(doc.body);
       return;
     }
-    if (info.apiPrefix === 'apis' && info.apiGroup === '' && url.pathname.split('/').filter(Boolean).length === 2) {
-      const group = url.pathname.split('/').filter(Boolean)[1]!;
+    if (info.apiPrefix === 'apis' && info.apiGroup === '' && path.split('/').filter(Boolean).length === 2) {
+      const group = path.split('/').filter(Boolean)[1]!;
       const doc = apiGroupDoc(group);
       if (!doc) throw notFoundPath();
       return writeObject(res, 200, doc);
@@ -408,6 +441,8 @@ export class ApiServer {
     const scoped = resource.namespaced ? info : { ...info, namespace: '' };
     const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
     if (info.subresource) return handleSubresource(r, this.kubeletClient, upgrade);
+    // A verb the resource does not serve has no route upstream (namespaces take no deletecollection).
+    if (!resource.verbs.includes(info.verb)) throw methodNotAllowed();
     switch (info.verb) {
       case 'get':
         return handleGet(r);
@@ -418,9 +453,12 @@ export class ApiServer {
       case 'create':
         if (info.name) throw methodNotAllowed('the server does not allow this method on the requested resource');
         return handleCreate(r);
+      // A collection takes no PUT or PATCH: upstream routes none there (405).
       case 'update':
+        if (!info.name) throw methodNotAllowed();
         return handleUpdate(r);
       case 'patch':
+        if (!info.name) throw methodNotAllowed();
         return handlePatch(r);
       case 'delete':
         return handleDelete(r);

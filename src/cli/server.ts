@@ -5,6 +5,7 @@ import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
 import { parseDuration } from '../api/duration.js';
 import { validateControllers } from '../controllers/descriptors.js';
+import { defaultRequestLimits, type RequestLimits } from '../apiserver/http/filters.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -14,9 +15,12 @@ export const serverUsage = `  server   Run the API server.
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
            --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
+           --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
+           --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
+           --max-mutating-requests-inflight N  concurrent mutating requests before 429 (0: no limit), default 200
 `;
 
-export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'metric-resolution'];
+export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -29,7 +33,25 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     components: parseComponents(args.flags.get('components')),
     controllers: parseControllers(args.flags.get('controllers')),
     metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
+    limits: requestLimits(args),
     logger,
+  };
+}
+
+function requestLimits(args: ParsedArgs): RequestLimits {
+  const count = (flag: string, fallback: number) => {
+    const text = args.flags.get(flag);
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
+    return Number(text);
+  };
+  const timeout = args.flags.get('request-timeout');
+  const requestTimeoutMs = timeout === undefined ? defaultRequestLimits.requestTimeoutMs : parseDuration(timeout);
+  if (requestTimeoutMs <= 0) throw new Error(`--request-timeout must be positive, got "${timeout}"`);
+  return {
+    requestTimeoutMs,
+    maxRequestsInflight: count('max-requests-inflight', defaultRequestLimits.maxRequestsInflight),
+    maxMutatingRequestsInflight: count('max-mutating-requests-inflight', defaultRequestLimits.maxMutatingRequestsInflight),
   };
 }
 

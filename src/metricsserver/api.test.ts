@@ -60,7 +60,7 @@ function setup() {
 
 const get = (api: MetricsApi, path: string) => {
   const url = new URL(path, 'https://kite');
-  return api.serve(parseRequestInfo('GET', url), url.searchParams);
+  return api.serve(parseRequestInfo('GET', url.pathname, url.searchParams), url.searchParams);
 };
 
 function statusOf(fn: () => unknown): { code: number; message: string } {

@@ -59,7 +59,7 @@ describe('hostile and malformed requests', () => {
     ['a namespace that does not match the URL', () => ({ method: 'POST', path: pods, body: JSON.stringify({ ...JSON.parse(goodPod('ns')), metadata: { name: 'ns', namespace: 'other' } }) }), 400, 'BadRequest', /does not match the namespace/],
     ['an invalid label selector', () => ({ path: `${pods}?labelSelector=a%20in%20(` }), 400, 'BadRequest'],
     ['an unsupported field selector', () => ({ path: `${pods}?fieldSelector=spec.bogus%3Dx` }), 400, 'BadRequest', /field label not supported: spec\.bogus/],
-    ['a non-numeric resourceVersion', () => ({ path: `${pods}?watch=true&resourceVersion=abc` }), 400, 'BadRequest'],
+    ['a non-numeric resourceVersion', () => ({ path: `${pods}?watch=true&resourceVersion=abc` }), 422, 'Invalid', /^pods "" is invalid: resourceVersion: Invalid value: "abc": strconv\.ParseUint: parsing "abc": invalid syntax$/],
     ['resourceVersionMatch without a resourceVersion', () => ({ path: `${pods}?resourceVersionMatch=NotOlderThan` }), 422, 'Invalid', /ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided/],
     ['sendInitialEvents without bookmarks', () => ({ path: `${pods}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan` }), 422, 'Invalid', /allowWatchBookmarks: Forbidden/],
     ['a garbage continue token', () => ({ path: `${pods}?limit=1&continue=%%%` }), 400, 'BadRequest'],

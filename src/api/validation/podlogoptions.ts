@@ -1,6 +1,7 @@
 // PodLogOptions (core/v1) as the API server and the kubelet read them from a query string, and
 // upstream's ValidatePodLogOptions. Both ends share this so a log request means the same thing twice.
 import { forbidden, invalid, Path, type FieldError } from '../field.js';
+import { queryBool, queryInt64 } from '../query.js';
 
 /** core/v1 PodLogOptions (kubernetes-types leaves it out: it is only ever a query). */
 export interface PodLogOptions {
@@ -16,15 +17,6 @@ export interface PodLogOptions {
   insecureSkipTLSVerifyBackend?: boolean;
 }
 
-/** Go's parameter codec for bools: absent is false; "0", "f", "false", "n", "no" are false; anything else is true. */
-export function parseBool(v: string): boolean {
-  return !['0', 'f', 'false', 'n', 'no'].includes(v.toLowerCase());
-}
-
-function parseInt64(v: string): number {
-  if (!/^[+-]?\d+$/.test(v)) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
-}
 
 function parseTime(v: string): string {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v) || Number.isNaN(Date.parse(v))) {
@@ -42,13 +34,13 @@ export function podLogOptionsFromQuery(q: URLSearchParams): PodLogOptions {
   const opts: PodLogOptions = {};
   const str = (k: string) => q.get(k) ?? undefined;
   if (str('container')) opts.container = str('container');
-  if (q.has('follow')) opts.follow = parseBool(q.get('follow')!);
-  if (q.has('previous')) opts.previous = parseBool(q.get('previous')!);
-  if (q.has('timestamps')) opts.timestamps = parseBool(q.get('timestamps')!);
-  if (q.has('insecureSkipTLSVerifyBackend')) opts.insecureSkipTLSVerifyBackend = parseBool(q.get('insecureSkipTLSVerifyBackend')!);
+  if (q.has('follow')) opts.follow = queryBool(q.get('follow')!);
+  if (q.has('previous')) opts.previous = queryBool(q.get('previous')!);
+  if (q.has('timestamps')) opts.timestamps = queryBool(q.get('timestamps')!);
+  if (q.has('insecureSkipTLSVerifyBackend')) opts.insecureSkipTLSVerifyBackend = queryBool(q.get('insecureSkipTLSVerifyBackend')!);
   for (const k of ['sinceSeconds', 'tailLines', 'limitBytes'] as const) {
     const v = str(k);
-    if (v !== undefined && v !== '') opts[k] = parseInt64(v);
+    if (v !== undefined && v !== '') opts[k] = queryInt64(v);
   }
   const since = str('sinceTime');
   if (since) opts.sinceTime = parseTime(since);

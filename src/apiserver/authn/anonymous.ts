@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from './authenticator.js';
 import { anonymousUser, type UserInfo } from './user.js';
+import { splitRequestTarget } from '../http/requestinfo.js';
 
 export class AnonymousAuthenticator implements Authenticator {
   private readonly paths: ReadonlySet<string>;
@@ -13,7 +14,7 @@ export class AnonymousAuthenticator implements Authenticator {
   }
 
   async authenticate(req: IncomingMessage): Promise<UserInfo | undefined> {
-    const path = new URL(req.url ?? '/', 'https://host').pathname;
+    const { path } = splitRequestTarget(req.url ?? '/');
     return this.paths.has(path) ? { ...anonymousUser, groups: [...anonymousUser.groups] } : undefined;
   }
 }

@@ -10,6 +10,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Registries } from '../registry/registries.js';
 import type { Clock } from '../../util/clock.js';
 import { badRequest } from '../errors.js';
+import { queryBool, queryInt64 } from '../../api/query.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -28,16 +29,26 @@ export function query(r: ResourceRequest, name: string): string | undefined {
   return r.url.searchParams.get(name) ?? undefined;
 }
 
+/** A boolean option as upstream's parameter codec reads it (`True`, `1`, `yes` are true); absent is false. */
 export function boolQuery(r: ResourceRequest, name: string): boolean {
-  const v = query(r, name);
-  return v === 'true' || v === '1';
+  return optionalBoolQuery(r, name) ?? false;
 }
 
+/** A *bool option: undefined when absent. */
+export function optionalBoolQuery(r: ResourceRequest, name: string): boolean | undefined {
+  const v = query(r, name);
+  return v === undefined ? undefined : queryBool(v);
+}
+
+/** An int64 option; a value Go's strconv.ParseInt refuses is a 400 with its message. */
 export function intQuery(r: ResourceRequest, name: string): number | undefined {
   const v = query(r, name);
-  if (v === undefined || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}`);
-  return Number(v);
+  if (v === undefined) return undefined;
+  try {
+    return queryInt64(v);
+  } catch (err) {
+    throw badRequest((err as Error).message);
+  }
 }
 
 /** dryRun=All is the only value upstream accepts. */

@@ -8,7 +8,7 @@ import { badRequest, hasStatusCode, notFound, StatusError } from '../errors.js';
 import { decodeObjectBody, readBody } from '../http/body.js';
 import { writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
-import { boolQuery, dryRunOf, intQuery, objectJson, query, withTypeMeta, type ResourceRequest } from './context.js';
+import { optionalBoolQuery, dryRunOf, intQuery, objectJson, query, withTypeMeta, type ResourceRequest } from './context.js';
 import { selectionFor } from './selectors.js';
 import { validateListOptions } from './listoptions.js';
 import { fieldManagerFor, trackManagedFields } from './managed.js';
@@ -53,6 +53,8 @@ export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: s
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
+  // A get at a resourceVersion is served from state at least that fresh.
+  await r.registry.awaitResourceVersion(query(r, 'resourceVersion'));
   const obj = await r.registry.get(r.info.namespace, r.info.name);
   writeObject(r.res, 200, render(r, obj), r.output.yaml);
 }
@@ -145,7 +147,8 @@ export async function deleteOptionsOf(r: ResourceRequest): Promise<DeleteOptions
   if (grace !== undefined) opts.gracePeriodSeconds = grace;
   const policy = query(r, 'propagationPolicy');
   if (policy) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  if (query(r, 'orphanDependents') !== undefined) opts.orphanDependents = boolQuery(r, 'orphanDependents');
+  const orphan = optionalBoolQuery(r, 'orphanDependents');
+  if (orphan !== undefined) opts.orphanDependents = orphan;
   const dry = r.url.searchParams.getAll('dryRun');
   if (dry.length) opts.dryRun = dry;
   if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {

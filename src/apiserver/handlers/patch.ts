@@ -15,7 +15,7 @@ import { applyMergePatch } from '../patch/mergepatch.js';
 import { applyStrategicMergePatch } from '../patch/strategic.js';
 import { applyPatch, validatePatchOptions } from '../patch/apply.js';
 import { goFormat, type JsonObject } from '../patch/json.js';
-import { dryRunOf, query, type ResourceRequest } from './context.js';
+import { dryRunOf, optionalBoolQuery, query, type ResourceRequest } from './context.js';
 import { fieldValidationOf, prepareInput, writeOptions, writeServed } from './crud.js';
 import { resetFieldsFor } from './managed.js';
 import { rfc3339 } from '../../api/time.js';
@@ -46,8 +46,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
       `the body of the request was in an unknown format - accepted media types include: ${Object.keys(patchTypes).join(', ')}`,
     );
   }
-  const forceText = query(r, 'force');
-  const force = forceText === undefined ? undefined : forceText === 'true' || forceText === '1';
+  const force = optionalBoolQuery(r, 'force');
   const fieldManager = query(r, 'fieldManager');
   const optsErr = validatePatchOptions(type === 'apply', { fieldManager, force });
   if (optsErr) throw optsErr;

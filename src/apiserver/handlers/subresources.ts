@@ -56,9 +56,8 @@ export async function handleSubresource(r: ResourceRequest, kubelet?: KubeletCli
   const declared = r.resource.subresources.find((s) => s.name === sub);
   if (!declared) throw notFound({ group: r.resource.group, resource: `${r.resource.resource}/${sub}` }, r.info.name);
   const verb = r.info.verb;
-  if (!declared.verbs.includes(verb === 'connect' ? 'get' : verb) && !(['log', 'exec', 'attach', 'portforward'].includes(sub))) {
-    throw methodNotAllowed(`the server does not allow this method on the requested resource`);
-  }
+  // Only the methods a subresource has routes for (DELETE on log or exec is a 405, as upstream).
+  if (!declared.verbs.includes(verb === 'connect' || verb === 'watch' ? 'get' : verb)) throw methodNotAllowed();
   switch (sub) {
     case 'status':
     case 'approval':

@@ -1,8 +1,10 @@
 // WATCH: newline-delimited JSON events over a chunked response, from the watch cache.
 // BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
 import { apiVersionOf, type StoredObject } from '../../api/meta.js';
-import type { StatusError } from '../errors.js';
-import { boolQuery, intQuery, objectJson, query, type ResourceRequest } from './context.js';
+import { invalid, type StatusError } from '../errors.js';
+import { invalid as invalidField, Path } from '../../api/field.js';
+import { resourceVersionSyntaxError } from '../registry/registry.js';
+import { boolQuery, intQuery, objectJson, optionalBoolQuery, query, type ResourceRequest } from './context.js';
 import { render } from './crud.js';
 import { selectionFor } from './selectors.js';
 import { validateListOptions } from './listoptions.js';
@@ -17,7 +19,11 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const timeoutSeconds = intQuery(r, 'timeoutSeconds') ?? Math.floor(minRequestTimeoutSeconds * (1 + Math.random()));
   const bookmarks = boolQuery(r, 'allowWatchBookmarks');
   validateListOptions(r, true);
-  const sendInitialEvents = query(r, 'sendInitialEvents');
+  const rv = query(r, 'resourceVersion');
+  // Upstream's InterpretWatchError turns the versioner's complaint into a 422 on the resource.
+  const rvError = rv ? resourceVersionSyntaxError(rv) : undefined;
+  if (rvError) throw invalid(r.resource.resource, r.resource.group, '', [invalidField(Path.root('resourceVersion'), rv, rvError)]);
+  const sendInitialEvents = optionalBoolQuery(r, 'sendInitialEvents');
 
   const res = r.res;
   let closed = false;
@@ -71,7 +77,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   cancelWatch = await r.registry.watch(
     r.info.namespace,
-    { selection, resourceVersion: query(r, 'resourceVersion'), sendInitialEvents: sendInitialEvents === undefined ? undefined : sendInitialEvents === 'true' },
+    { selection, resourceVersion: rv, sendInitialEvents },
     {
       event: (type, obj) => {
         lastRv = Math.max(lastRv, Number(obj.metadata.resourceVersion ?? 0));
@@ -83,7 +89,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
         finish();
       },
       end: finish,
-      initialEventsEnd: sendInitialEvents === 'true' ? (rv) => bookmark(rv, true) : undefined,
+      initialEventsEnd: sendInitialEvents ? (rv) => bookmark(rv, true) : undefined,
     },
   );
   if (closed) {

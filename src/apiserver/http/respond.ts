@@ -1,4 +1,5 @@
-// Writing responses: JSON or YAML bodies, metav1.Status errors, and warning headers.
+// Writing responses: JSON or YAML bodies, metav1.Status errors, and warning headers. A JSON body
+// ends in a newline, as Go's json.Encoder writes it upstream.
 import type { ServerResponse } from 'node:http';
 import YAML from 'yaml';
 import { StatusError, internalError, isStatusError } from '../errors.js';
@@ -6,13 +7,13 @@ import { StatusError, internalError, isStatusError } from '../errors.js';
 export function writeObject(res: ServerResponse, code: number, body: unknown, yaml = false, warnings: string[] = []): void {
   if (res.headersSent) return;
   if (yaml) writeBody(res, code, YAML.stringify(body), 'application/yaml', warnings);
-  else writeBody(res, code, JSON.stringify(body), 'application/json', warnings);
+  else writeBody(res, code, `${JSON.stringify(body)}\n`, 'application/json', warnings);
 }
 
-/** An object already serialized as JSON. */
+/** An object already serialized as JSON (shared with watch events, so without the newline). */
 export function writeJson(res: ServerResponse, code: number, json: string, warnings: string[] = []): void {
   if (res.headersSent) return;
-  writeBody(res, code, json, 'application/json', warnings);
+  writeBody(res, code, `${json}\n`, 'application/json', warnings);
 }
 
 function writeBody(res: ServerResponse, code: number, text: string, contentType: string, warnings: string[]): void {

@@ -4,7 +4,7 @@
 // /exec, /attach or /portForward. kubectl's v5 WebSocket is translated to the kubelet's SPDY
 // (upstream's StreamTranslatorHandler); anything else (SPDY, the port-forward tunnel) is relayed.
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { parseBool } from '../../api/validation/podlogoptions.js';
+import { queryBool } from '../../api/query.js';
 import { badRequest, serviceUnavailable } from '../errors.js';
 import type { ResourceRequest } from '../handlers/context.js';
 import { proxyUpgrade, tunnelPortForward, writeUpgradeFailure } from '../../streaming/proxy.js';
@@ -24,7 +24,7 @@ export interface PodStreamOptions extends RemoteCommandOptions {
 
 /** Decodes PodExecOptions/PodAttachOptions with Go's parameter codec (a bool is false when absent). */
 export function podStreamOptionsFromQuery(q: URLSearchParams): PodStreamOptions {
-  const flag = (name: string) => q.has(name) && parseBool(q.get(name)!);
+  const flag = (name: string) => q.has(name) && queryBool(q.get(name)!);
   return {
     container: q.get('container') || undefined,
     command: q.getAll('command'),

@@ -70,6 +70,30 @@ describe('Registry', () => {
     await store.close();
   });
 
+  it('answers a resourceVersion from the future with the 504 after the 3 s wait, on the injected clock', async () => {
+    await reg.create('default', cm('a'), write);
+    for (const match of ['Exact', 'NotOlderThan']) {
+      const pending = reg.list('default', { selection: everything, resourceVersion: '999999', resourceVersionMatch: match });
+      let settled = false;
+      pending.catch(() => undefined).finally(() => (settled = true));
+      await clock.advance(2999);
+      assert.equal(settled, false, `${match} waits for the cache`);
+      await clock.advance(1);
+      await assert.rejects(pending, (err: StatusError) => {
+        assert.equal(err.code, 504);
+        assert.equal(err.reason, 'Timeout');
+        assert.match(err.message, /^Too large resource version: 999999, current: \d+$/);
+        assert.deepEqual(err.details?.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+        return true;
+      });
+    }
+    const get = statusOf(reg.awaitResourceVersion('999999'));
+    await clock.advance(3000);
+    assert.equal(await get, 504);
+    assert.equal(await statusOf(reg.list('default', { selection: everything, resourceVersion: 'abc' })), 400);
+    assert.equal(await statusOf(reg.list('default', { selection: everything, resourceVersion: '18446744073709551616' })), 400);
+  });
+
   it('fills server metadata on create and refuses duplicates and invalid objects', async () => {
     const created = await reg.create('default', cm('a', { generateName: 'x-' }), write);
     assert.equal(created.metadata.namespace, 'default');

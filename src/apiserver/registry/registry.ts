@@ -203,14 +203,20 @@ export class Registry {
     const prefix = this.listPrefix(namespace);
     const rv = opts.resourceVersion;
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    if (opts.continueToken) return this.listFromStore(prefix, opts, limit);
+    if (opts.continueToken) {
+      if (rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+      return this.listFromStore(prefix, opts, limit);
+    }
     if (rv === '0' || (rv && opts.resourceVersionMatch !== 'Exact')) {
       // "Any" or NotOlderThan: the cache serves it once it has seen rv.
-      const min = rv === '0' ? 0 : parseResourceVersion(rv);
-      if (!(await this.cacheAtLeast(min))) throw tooLargeResourceVersion(min, this.deps.cache.resourceVersion);
+      await this.awaitResourceVersion(rv);
       return this.listFromCache(prefix, opts, limit);
     }
-    if (rv && opts.resourceVersionMatch === 'Exact') return this.listFromStore(prefix, opts, limit, parseResourceVersion(rv));
+    if (rv && opts.resourceVersionMatch === 'Exact') {
+      // A revision the store has not reached yet is upstream's 504, not a storage error.
+      await this.awaitResourceVersion(rv);
+      return this.listFromStore(prefix, opts, limit, parseResourceVersion(rv));
+    }
     // A consistent read: from the cache when it is provably current, else from the store.
     if (this.deps.synchronousWatch) {
       await this.deps.cache.start();
@@ -218,6 +224,15 @@ export class Registry {
       return this.listFromCache(prefix, opts, limit);
     }
     return this.listFromStore(prefix, opts, limit);
+  }
+
+  /**
+   * Waits up to 3 s (upstream's cacher, waitUntilFreshAndBlock) for the cache to reach rv; then
+   * throws the 504 "Too large resource version". Empty and "0" ask for nothing.
+   */
+  async awaitResourceVersion(rv: string | undefined): Promise<void> {
+    const min = !rv || rv === '0' ? 0 : parseResourceVersion(rv);
+    if (!(await this.cacheAtLeast(min))) throw tooLargeResourceVersion(min, this.deps.cache.resourceVersion);
   }
 
   private async cacheAtLeast(rv: number): Promise<boolean> {
@@ -648,9 +663,18 @@ export function decodeStored(kv: KeyValue): StoredObject {
   return obj;
 }
 
+/** Upstream's versioner: strconv.ParseUint, a failure being list's 400 (watch answers it as a 422). */
 export function parseResourceVersion(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  const why = resourceVersionSyntaxError(rv);
+  if (why) throw badRequest(`invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: ${why}`);
   return Number(rv);
+}
+
+/** Go's strconv.ParseUint(rv, 10, 64) error text, or undefined for a valid resourceVersion. */
+export function resourceVersionSyntaxError(rv: string): string | undefined {
+  if (!/^\d+$/.test(rv)) return `strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`;
+  if (BigInt(rv) >= 2n ** 64n) return `strconv.ParseUint: parsing ${JSON.stringify(rv)}: value out of range`;
+  return undefined;
 }
 
 function tooLargeResourceVersion(requested: number, current: number): StatusError {

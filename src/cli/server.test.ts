@@ -1,0 +1,25 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseArgs } from './args.js';
+import { serverOptions } from './server.js';
+import { newLogger } from '../util/log.js';
+
+const optionsOf = (...argv: string[]) => serverOptions(parseArgs(['--data-dir', 'd', ...argv]), newLogger('test'));
+
+describe('kite server request limits', () => {
+  it("defaults to upstream's", () => {
+    assert.deepEqual(optionsOf().limits, { requestTimeoutMs: 60_000, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200 });
+  });
+  it('reads the flags', () => {
+    assert.deepEqual(optionsOf('--request-timeout', '2s', '--max-requests-inflight', '0', '--max-mutating-requests-inflight', '5').limits, {
+      requestTimeoutMs: 2000,
+      maxRequestsInflight: 0,
+      maxMutatingRequestsInflight: 5,
+    });
+  });
+  it('refuses bad values in one line', () => {
+    assert.throws(() => optionsOf('--max-requests-inflight', '-1'), /^Error: --max-requests-inflight must be a whole number, got "-1"$/);
+    assert.throws(() => optionsOf('--request-timeout', '0s'), /^Error: --request-timeout must be positive/);
+    assert.throws(() => optionsOf('--request-timeout', 'soon'), /invalid duration "soon"/);
+  });
+});
