@@ -74,6 +74,12 @@ export function switchingProtocolsHead(rawHeaders: string[]): string {
   return `${head}\r\n`;
 }
 
+/** Upstream's wsstream.IsWebSocketRequest: "Connection" lists upgrade and "Upgrade" is websocket. */
+export function isWebSocketRequest(req: http.IncomingMessage): boolean {
+  const connection = (req.headers.connection ?? '').toLowerCase().split(',').map((t) => t.trim());
+  return connection.includes('upgrade') && (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+}
+
 /** An upgrade request as Node hands it over: the raw connection and the bytes read past the headers. */
 export interface UpgradeRequest {
   socket: Duplex;

@@ -7,13 +7,13 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { dialSpdy } from '../spdy/dial.js';
 import type { SpdyStream } from '../spdy/connection.js';
-import type { UpgradeTarget } from '../upgrade.js';
+import { isWebSocketRequest, type UpgradeTarget } from '../upgrade.js';
 import { Channel, STREAM_PROTOCOL_V4, STREAM_TYPE_HEADER, StreamType, type RemoteCommandOptions } from './constants.js';
 import { statusFromDialError, statusFromV4ErrorStream, type RemoteCommandStatus } from './status.js';
 
 /** Whether the upgrade request offers this WebSocket subprotocol (the translator needs v5). */
 export function offersWebSocketProtocol(req: IncomingMessage, protocol: string): boolean {
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return false;
+  if (!isWebSocketRequest(req)) return false;
   const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   return offered.includes(protocol);
 }
