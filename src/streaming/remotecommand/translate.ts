@@ -57,6 +57,9 @@ export async function translateRemoteCommand(ws: WebSocket, target: UpgradeTarge
     if (deliver) deliver(message);
     else early.push(message);
   });
+  // As upstream: an empty message on the lowest channel the client reads tells it the session is up.
+  const firstChannel = opts.stdout ? Channel.Stdout : opts.stderr ? Channel.Stderr : Channel.Error;
+  if (ws.readyState === ws.OPEN) ws.send(Buffer.of(firstChannel), { binary: true });
   let clientGone = ws.readyState !== ws.OPEN;
   const clientClosed = new Promise<'client-closed'>((resolve) => {
     if (clientGone) resolve('client-closed');
