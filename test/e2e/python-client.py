@@ -100,24 +100,29 @@ def exec_stdin(name):
     return {'stdout': out, 'returncode': code}
 
 
-def port_forward(name, port):
-    port = int(port)
-    pf = portforward(v1.connect_get_namespaced_pod_portforward, name, ns, ports=str(port))
-    sock = pf.socket(port)
-    sock.settimeout(30)
-    sock.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
-    chunks = []
-    while True:
-        data = sock.recv(65536)
-        if not data:
-            break
-        chunks.append(data)
-    sock.close()
-    error = pf.error(port)
+def port_forward(name, ports):
+    """One forward for all `ports` (comma-separated); an HTTP GET through each of them, in turn."""
+    numbers = [int(p) for p in ports.split(',')]
+    pf = portforward(v1.connect_get_namespaced_pod_portforward, name, ns, ports=ports)
+    results = {}
+    for port in numbers:
+        sock = pf.socket(port)
+        sock.settimeout(30)
+        chunks = []
+        try:
+            sock.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                chunks.append(data)
+        except OSError:
+            pass  # the runtime could not connect: its error channel says why
+        sock.close()
+        head, _, body = b''.join(chunks).decode('utf-8', 'replace').partition('\r\n\r\n')
+        results[str(port)] = {'statusLine': head.split('\r\n')[0], 'body': body, 'error': pf.error(port)}
     pf.close()
-    response = b''.join(chunks).decode('utf-8', 'replace')
-    head, _, body = response.partition('\r\n\r\n')
-    return {'statusLine': head.split('\r\n')[0], 'body': body, 'error': error}
+    return results
 
 
 steps = {'crud': crud, 'watch': watch_pod, 'exec': exec_pod, 'exec-stdin': exec_stdin, 'portforward': port_forward}

@@ -77,10 +77,13 @@ describe('the Python client', { skip }, () => {
     assert.deepEqual(await py(cluster, 'exec-stdin', 'shell'), { stdout: 'got: hello\n', returncode: 0 });
   });
 
-  it('port-forwards an HTTP request to nginx', async () => {
-    const r = await py<{ statusLine: string; body: string; error: string | null }>(cluster, 'portforward', 'web', '80');
-    assert.equal(r.statusLine, 'HTTP/1.1 200 OK');
-    assert.match(r.body, /Welcome to nginx!/);
-    assert.equal(r.error, null);
+  it('port-forwards HTTP to nginx; a port nobody listens on reports on its error channel', async () => {
+    type Forwarded = { statusLine: string; body: string; error: string | null };
+    const r = await py<Record<string, Forwarded>>(cluster, 'portforward', 'web', '80,81');
+    assert.equal(r['80']?.statusLine, 'HTTP/1.1 200 OK');
+    assert.match(r['80']?.body ?? '', /Welcome to nginx!/);
+    assert.equal(r['80']?.error, null);
+    assert.equal(r['81']?.statusLine, '');
+    assert.match(r['81']?.error ?? '', /^error forwarding port 81 to pod .*connection refused/);
   });
 });
