@@ -241,6 +241,15 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
     const version = await refused({ url: `${cluster.url}/version`, tls: admin });
     assert.equal(version.code, 200);
     assert.match(version.body.gitVersion ?? '', /^v1\.33\./);
+    // Port-forward's ports: the API server decodes them first; a WebSocket without any is the kubelet's 400.
+    const badPort = await refused({ url: `${cluster.url}/api/v1/namespaces/default/pods/web/portforward?ports=http`, tls: admin });
+    assert.deepEqual([badPort.code, badPort.body.reason], [400, 'BadRequest']);
+    const noPorts: unknown = await dialUpgrade({ url: `${cluster.url}/api/v1/namespaces/default/pods/web/portforward`, tls: admin }, { method: 'GET', headers: { ...headers, 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' } }).then(
+      (u) => u.socket.destroy(),
+      (e: unknown) => e,
+    );
+    assert.ok(noPorts instanceof UpgradeFailedError, 'not upgraded');
+    assert.deepEqual([noPorts.statusCode, noPorts.body.trim()], [400, 'query parameter "port" is required']);
     const plain = kubectl(cluster, ['get', '--raw', '/api/v1/namespaces/default/pods/web/exec?command=true&stdout=true']);
     assert.match(plain.stderr, /Error from server \(BadRequest\): Upgrade request required/);
   });

@@ -4,6 +4,7 @@
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import { POD_UID_LABEL } from '../kuberuntime/labels.js';
 import { formatRuntimeError, RuntimeError, type RuntimeService } from '../runtime/types.js';
+import { parseUint16 } from '../../streaming/portforward.js';
 import { runtimeContainerId } from './containerlogs.js';
 
 /** A refusal with the HTTP code and plain-text message the kubelet answers with. */
@@ -48,10 +49,12 @@ export function portForwardPorts(q: URLSearchParams, webSocket: boolean): number
   for (const value of values) {
     if (value === '') throw new StreamingError(400, 'query parameter "port" cannot be empty');
     for (const p of value.split(',')) {
-      // strconv.ParseUint(p, 10, 16)
-      if (!/^\d+$/.test(p)) throw new StreamingError(400, `unable to parse ${JSON.stringify(value)} as a port: strconv.ParseUint: parsing ${JSON.stringify(p)}: invalid syntax`);
-      const port = Number(p);
-      if (port > 65535) throw new StreamingError(400, `unable to parse ${JSON.stringify(value)} as a port: strconv.ParseUint: parsing ${JSON.stringify(p)}: value out of range`);
+      let port: number;
+      try {
+        port = parseUint16(p);
+      } catch (err) {
+        throw new StreamingError(400, `unable to parse ${JSON.stringify(value)} as a port: ${(err as Error).message}`);
+      }
       if (port < 1) throw new StreamingError(400, `port ${JSON.stringify(value)} must be > 0`);
       ports.push(port);
     }
