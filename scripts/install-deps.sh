@@ -7,7 +7,8 @@ need=()
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 # The node's runtime: containerd + runc, the CNI plugins, and what the local images are built from
 # (busybox-static, nginx) and served by (docker-registry, pushed with umoci + skopeo).
-for pkg in containerd runc containernetworking-plugins docker-registry busybox-static nginx umoci skopeo; do
+# python3-kubernetes: the official Python client, which the e2e tests drive as a non-Go client does.
+for pkg in containerd runc containernetworking-plugins docker-registry busybox-static nginx umoci skopeo python3-kubernetes; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need+=("$pkg")
 done
 

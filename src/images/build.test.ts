@@ -10,13 +10,14 @@ const haveTools = ['/usr/bin/umoci', '/bin/busybox'].every((f) => existsSync(f))
 const busybox = recipes.find((r) => r.name === 'busybox')!;
 
 describe('image recipes', () => {
-  it('name the references pods use and the repositories the registry serves', () => {
+  it('name the references pods use and the repositories and tags the registry serves', () => {
     assert.deepEqual(
-      recipes.map((r) => [r.reference, r.repository, r.tag]),
+      recipes.map((r) => [r.reference, r.repository, r.tag, r.aliasTags ?? []]),
       [
-        ['registry.k8s.io/pause:3.10', 'pause', '3.10'],
-        ['docker.io/library/busybox:1.35', 'library/busybox', '1.35'],
-        ['docker.io/library/nginx:1.22', 'library/nginx', '1.22'],
+        ['registry.k8s.io/pause:3.10', 'pause', '3.10', []],
+        // Untagged references (`image: busybox`) mean latest.
+        ['docker.io/library/busybox:1.35', 'library/busybox', '1.35', ['latest']],
+        ['docker.io/library/nginx:1.22', 'library/nginx', '1.22', ['latest']],
       ],
     );
     assert.ok(existsSync(join(recipesDir(), 'pause', 'pause.c')));

@@ -27,6 +27,11 @@ export interface ImageRecipe {
   /** The repository inside the local registry (what the mirror for its registry host is asked for). */
   repository: string;
   tag: string;
+  /**
+   * More tags the registry serves the same image under: `latest`, so that the untagged
+   * references of common examples (`image: busybox`) resolve too.
+   */
+  aliasTags?: string[];
   /** The reference pods use, which containerd's hosts.toml resolves to the local registry. */
   reference: string;
   /** Files whose content decides the build (besides the recipe folder). */
@@ -103,6 +108,7 @@ export const recipes: ImageRecipe[] = [
     name: 'busybox',
     repository: 'library/busybox',
     tag: '1.35',
+    aliasTags: ['latest'],
     reference: 'docker.io/library/busybox:1.35',
     inputs: async () => [busyboxBinary],
     populate: installBusybox,
@@ -112,6 +118,7 @@ export const recipes: ImageRecipe[] = [
     name: 'nginx',
     repository: 'library/nginx',
     tag: '1.22',
+    aliasTags: ['latest'],
     reference: 'docker.io/library/nginx:1.22',
     inputs: async () => {
       if (!existsSync(nginxBinary)) throw new Error(`${nginxBinary} is missing: install Debian's nginx (scripts/install-deps.sh)`);

@@ -27,12 +27,12 @@ export interface EnsuredImage {
   pushed: boolean;
 }
 
-/** Copies a built layout into the registry, keeping its manifest byte for byte (and so its digest). */
-export async function pushImage(image: BuiltImage, registryHost: string): Promise<void> {
+/** Copies a built layout into the registry as `tag`, keeping its manifest byte for byte (and so its digest). */
+export async function pushImage(image: BuiltImage, registryHost: string, tag = image.recipe.tag): Promise<void> {
   const { layout, recipe } = image;
   await run('skopeo', [
     '--insecure-policy', 'copy', '--quiet', '--preserve-digests', '--dest-tls-verify=false',
-    `oci:${layout}:${recipe.tag}`, `docker://${registryHost}/${recipe.repository}:${recipe.tag}`,
+    `oci:${layout}:${recipe.tag}`, `docker://${registryHost}/${recipe.repository}:${tag}`,
   ]);
 }
 
@@ -41,9 +41,12 @@ export async function ensureImages(opts: EnsureImagesOptions): Promise<EnsuredIm
   const out: EnsuredImage[] = [];
   for (const recipe of recipes.filter((r) => !opts.only || opts.only.includes(r.name))) {
     const image = await buildImage(recipe, opts.cacheDir);
-    const served = await opts.registry.manifestDigest(recipe.repository, recipe.tag);
-    const pushed = served !== image.manifestDigest;
-    if (pushed) await pushImage(image, opts.registry.host);
+    let pushed = false;
+    for (const tag of [recipe.tag, ...(recipe.aliasTags ?? [])]) {
+      if ((await opts.registry.manifestDigest(recipe.repository, tag)) === image.manifestDigest) continue;
+      await pushImage(image, opts.registry.host, tag);
+      pushed = true;
+    }
     out.push({ reference: recipe.reference, pushedAs: `${opts.registry.host}/${recipe.repository}:${recipe.tag}`, manifestDigest: image.manifestDigest, pushed });
   }
   return out;

@@ -67,11 +67,25 @@ export function dialUpgrade(
   });
 }
 
-/** The raw header block of a 101 answer, to replay an upstream's upgrade to our own client. */
+/**
+ * The raw header block of a 101 answer, to replay an upstream's upgrade to our own client. An
+ * empty Sec-WebSocket-Protocol goes: Go's WebSocket server sends one when the client offered no
+ * subprotocol, and browsers and other clients then fail the handshake.
+ */
 export function switchingProtocolsHead(rawHeaders: string[]): string {
   let head = 'HTTP/1.1 101 Switching Protocols\r\n';
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) head += `${rawHeaders[i]}: ${rawHeaders[i + 1]}\r\n`;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const [name, value] = [rawHeaders[i]!, rawHeaders[i + 1]!];
+    if (name.toLowerCase() === 'sec-websocket-protocol' && value.trim() === '') continue;
+    head += `${name}: ${value}\r\n`;
+  }
   return `${head}\r\n`;
+}
+
+/** Upstream's wsstream.IsWebSocketRequest: "Connection" lists upgrade and "Upgrade" is websocket. */
+export function isWebSocketRequest(req: http.IncomingMessage): boolean {
+  const connection = (req.headers.connection ?? '').toLowerCase().split(',').map((t) => t.trim());
+  return connection.includes('upgrade') && (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }
 
 /** An upgrade request as Node hands it over: the raw connection and the bytes read past the headers. */

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { httpGetText, kubectl, kubectlOk, repoRoot } from './harness.js';
 import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
+import { WebSocket } from 'ws';
 import { dialUpgrade, UpgradeFailedError, type UpgradeTarget } from '../../src/streaming/upgrade.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
@@ -172,6 +173,59 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
     });
   }
 
+  it('exec and port-forward speak every WebSocket subprotocol upstream serves (binary and base64 channels)', async () => {
+    const pki = join(cluster.kubeconfig, '..', 'pki');
+    const tls = { ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8') };
+    const base = cluster.url.replace(/^https:/, 'wss:') + '/api/v1/namespaces/default/pods';
+    /** One session: the negotiated subprotocol and each message as "<channel>:<payload>", base64 decoded. */
+    const session = (path: string, protocols: string[], request?: string) =>
+      new Promise<{ protocol: string; messages: string[] }>((resolve, reject) => {
+        const ws = new WebSocket(`${base}/${path}`, protocols, tls);
+        const messages: string[] = [];
+        const timer = setTimeout(() => ws.terminate(), 20_000);
+        const base64 = () => ws.protocol.includes('base64');
+        ws.on('open', () => {
+          if (request === undefined) return;
+          ws.send(base64() ? `0${Buffer.from(request).toString('base64')}` : Buffer.concat([Buffer.of(0), Buffer.from(request)]));
+        });
+        ws.on('message', (data: Buffer, binary: boolean) => {
+          const [channel, payload] = binary ? [data[0]!, data.subarray(1)] : [Number(data.toString()[0]), Buffer.from(data.toString().slice(1), 'base64')];
+          messages.push(`${channel}:${payload.toString('latin1')}`);
+          // Port-forward: the two port prefixes (80 little-endian), then the start of nginx's answer.
+          if (request !== undefined && messages.length === 3) ws.close();
+        });
+        ws.on('close', () => {
+          clearTimeout(timer);
+          resolve({ protocol: ws.protocol, messages });
+        });
+        ws.on('error', reject);
+      });
+    const exitStatus = JSON.stringify({
+      metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: error executing command [sh -c echo hi; exit 3], exit code 3',
+      reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+    });
+    const v5Status = JSON.stringify({ ...JSON.parse(exitStatus), message: 'command terminated with non-zero exit code: command terminated with exit code 3' });
+    const exec = `shell/exec?${new URLSearchParams([['command', 'sh'], ['command', '-c'], ['command', 'echo hi; exit 3'], ['stdout', 'true'], ['stderr', 'true']])}`;
+    // Before v4 the error channel carries the message alone; no subprotocol means channel.k8s.io.
+    const preV4 = 'command terminated with non-zero exit code: error executing command [sh -c echo hi; exit 3], exit code 3';
+    for (const [protocols, negotiated, status] of [
+      [[], '', preV4],
+      [['channel.k8s.io'], 'channel.k8s.io', preV4],
+      [['base64.channel.k8s.io'], 'base64.channel.k8s.io', preV4],
+      [['v4.channel.k8s.io'], 'v4.channel.k8s.io', exitStatus],
+      [['v4.base64.channel.k8s.io'], 'v4.base64.channel.k8s.io', exitStatus],
+      [['v5.channel.k8s.io', 'v4.channel.k8s.io'], 'v5.channel.k8s.io', v5Status],
+    ] as const) {
+      const s = await session(exec, [...protocols]);
+      assert.deepEqual(s, { protocol: negotiated, messages: ['1:', '1:hi\n', `3:${status}`] }, JSON.stringify(protocols));
+    }
+    for (const protocols of [[], ['v4.channel.k8s.io'], ['v4.base64.channel.k8s.io']]) {
+      const s = await session('web/portforward?ports=80', protocols, 'GET / HTTP/1.0\r\n\r\n');
+      assert.deepEqual(s.messages.slice(0, 2), ['0:P\0', '1:P\0'], JSON.stringify(protocols));
+      assert.match(s.messages[2] ?? '', /^0:HTTP\/1\.1 200 OK/, JSON.stringify(protocols));
+    }
+  });
+
   it('upgrades are authenticated as any request; other paths are answered as plain requests', async () => {
     const pki = join(cluster.kubeconfig, '..', 'pki');
     const ca = readFileSync(join(pki, 'ca.crt'), 'utf8');
@@ -187,6 +241,15 @@ describe('kubectl exec, attach and port-forward', { skip }, () => {
     const version = await refused({ url: `${cluster.url}/version`, tls: admin });
     assert.equal(version.code, 200);
     assert.match(version.body.gitVersion ?? '', /^v1\.33\./);
+    // Port-forward's ports: the API server decodes them first; a WebSocket without any is the kubelet's 400.
+    const badPort = await refused({ url: `${cluster.url}/api/v1/namespaces/default/pods/web/portforward?ports=http`, tls: admin });
+    assert.deepEqual([badPort.code, badPort.body.reason], [400, 'BadRequest']);
+    const noPorts: unknown = await dialUpgrade({ url: `${cluster.url}/api/v1/namespaces/default/pods/web/portforward`, tls: admin }, { method: 'GET', headers: { ...headers, 'Sec-WebSocket-Protocol': 'v4.channel.k8s.io' } }).then(
+      (u) => u.socket.destroy(),
+      (e: unknown) => e,
+    );
+    assert.ok(noPorts instanceof UpgradeFailedError, 'not upgraded');
+    assert.deepEqual([noPorts.statusCode, noPorts.body.trim()], [400, 'query parameter "port" is required']);
     const plain = kubectl(cluster, ['get', '--raw', '/api/v1/namespaces/default/pods/web/exec?command=true&stdout=true']);
     assert.match(plain.stderr, /Error from server \(BadRequest\): Upgrade request required/);
   });

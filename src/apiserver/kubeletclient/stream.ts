@@ -7,6 +7,7 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { queryBool } from '../../api/query.js';
 import { badRequest, serviceUnavailable } from '../errors.js';
 import type { ResourceRequest } from '../handlers/context.js';
+import { parseUint16 } from '../../streaming/portforward.js';
 import { proxyUpgrade, tunnelPortForward, writeUpgradeFailure } from '../../streaming/proxy.js';
 import { WS_PORT_FORWARD_TUNNEL_PROTOCOL, WS_PROTOCOL_V5, type RemoteCommandOptions } from '../../streaming/remotecommand/constants.js';
 import { acceptWebSocket, offersWebSocketProtocol, translateRemoteCommand } from '../../streaming/remotecommand/translate.js';
@@ -61,7 +62,9 @@ export function kubeletStreamPath(sub: StreamSubresource, namespace: string, pod
 export async function servePodStream(r: ResourceRequest, kubelet: KubeletClient, upgrade: UpgradeRequest | undefined): Promise<void> {
   const sub = r.info.subresource as StreamSubresource;
   const name = r.info.name;
+  // The options are decoded first: a bad one is refused before the pod is looked up.
   const opts = podStreamOptionsFromQuery(r.url.searchParams);
+  const query = sub === 'portforward' ? portForwardQuery(r.url.searchParams) : kubeletStreamQuery(opts, sub === 'exec');
   const pod = (await r.registry.get(r.info.namespace, name)) as unknown as Pod;
   const container = sub === 'portforward' ? '' : logContainer(pod, opts.container);
   const nodeName = pod.spec?.nodeName;
@@ -73,7 +76,6 @@ export async function servePodStream(r: ResourceRequest, kubelet: KubeletClient,
   if (!upgrade) throw badRequest('Upgrade request required');
 
   const path = kubeletStreamPath(sub, pod.metadata?.namespace ?? r.info.namespace, pod.metadata?.name ?? name, container);
-  const query = sub === 'portforward' ? portForwardQuery(r.url.searchParams) : kubeletStreamQuery(opts, sub === 'exec');
   const target = kubelet.upgradeTarget(endpoint, path, query);
   const { socket, head } = upgrade;
   takeOverUpgrade(r.res, socket);
@@ -95,8 +97,19 @@ async function translate(r: ResourceRequest, upgrade: UpgradeRequest, target: Up
   }
 }
 
-/** PodPortForwardOptions' ports travel to the kubelet as one comma-separated "port" value. */
-function portForwardQuery(q: URLSearchParams): URLSearchParams {
-  const ports = q.getAll('ports').flatMap((p) => p.split(',')).filter(Boolean);
+/**
+ * PodPortForwardOptions from the query (the conversion takes repeated and comma-separated values),
+ * as they travel to the kubelet: one comma-separated "port" value. A bad port is a 400 before the
+ * upgrade, as upstream's parameter decoding makes it.
+ */
+export function portForwardQuery(q: URLSearchParams): URLSearchParams {
+  const ports: number[] = [];
+  for (const p of q.getAll('ports').flatMap((v) => v.split(','))) {
+    try {
+      ports.push(parseUint16(p));
+    } catch (err) {
+      throw badRequest(`cannot convert to []int32: ${(err as Error).message}`);
+    }
+  }
   return new URLSearchParams(ports.length > 0 ? { port: ports.join(',') } : {});
 }

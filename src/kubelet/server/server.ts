@@ -21,7 +21,7 @@ import { logOptionsFrom, readLogs } from '../logs/read.js';
 import { ContainerLogError, hasContainer, validateContainerLogStatus } from './containerlogs.js';
 import { runtimeStreamUrl, StreamingError, type StreamingHost, type StreamingRoute } from './streaming.js';
 import { proxyUpgrade, writeUpgradeFailure } from '../../streaming/proxy.js';
-import { responseForUpgrade, takeOverUpgrade, type UpgradeRequest } from '../../streaming/upgrade.js';
+import { isWebSocketRequest, responseForUpgrade, takeOverUpgrade, type UpgradeRequest } from '../../streaming/upgrade.js';
 import type { StatsProvider } from '../stats/types.js';
 import { renderResourceMetrics } from '../stats/resource-metrics.js';
 import { TEXT_CONTENT_TYPE } from '../stats/prometheus.js';
@@ -163,7 +163,7 @@ export class KubeletServer {
   private async stream(route: StreamingRoute, req: IncomingMessage, res: ServerResponse, url: URL, parts: string[], upgrade?: UpgradeRequest): Promise<void> {
     const { host } = this.opts;
     if (!canStream(host)) throw new HttpError(501, `${route} is not implemented by this kubelet yet`);
-    const target = await runtimeStreamUrl(host, route, parts, url.searchParams);
+    const target = await runtimeStreamUrl(host, route, parts, url.searchParams, isWebSocketRequest(req));
     if (!upgrade) throw new HttpError(400, 'Upgrade request required');
     takeOverUpgrade(res, upgrade.socket);
     proxyUpgrade(req, upgrade.socket, upgrade.head, { url: target }).catch((err: unknown) => writeUpgradeFailure(upgrade.socket, err));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { RuntimeError, type PodSandbox, type PodSandboxFilter, type StreamingRequest } from '../runtime/types.js';
 import { POD_UID_LABEL } from '../kuberuntime/labels.js';
-import { remoteCommandOptions, runtimeStreamUrl, StreamingError, type StreamingHost } from './streaming.js';
+import { portForwardPorts, remoteCommandOptions, runtimeStreamUrl, StreamingError, type StreamingHost } from './streaming.js';
 
 const pod: Pod = {
   metadata: { name: 'web', namespace: 'default', uid: 'u1' },
@@ -115,6 +115,43 @@ describe('runtimeStreamUrl', () => {
       ['listPodSandbox', { label_selector: { [POD_UID_LABEL]: 'u1' }, state: { state: 'SANDBOX_READY' } }],
       ['portForward', { pod_sandbox_id: 'new', port: [] }],
     ]);
+  });
+
+  it('port-forward over a WebSocket: the ports of the query go to the runtime with the session', async () => {
+    const { h, calls } = host({ sandboxes: [sandbox('s', '1000')] });
+    await runtimeStreamUrl(h, 'portForward', ['portForward', 'default', 'web'], q('port=80,8080&port=9090'), true);
+    assert.deepEqual(calls.at(-1), ['portForward', { pod_sandbox_id: 's', port: [80, 8080, 9090] }]);
+  });
+
+  it('port-forward over a WebSocket refuses bad ports before looking for the pod', async () => {
+    const { h, calls } = host();
+    await assert.rejects(runtimeStreamUrl(h, 'portForward', ['portForward', 'default', 'nope'], q(''), true), { code: 400, message: 'query parameter "port" is required' });
+    assert.deepEqual(calls, []);
+  });
+});
+
+describe('portForwardPorts', () => {
+  it('takes no ports from a SPDY request (they come per stream)', () => {
+    assert.deepEqual(portForwardPorts(q('port=80'), false), []);
+  });
+
+  const refusals: [string, string][] = [
+    ['', 'query parameter "port" is required'],
+    ['port=', 'query parameter "port" cannot be empty'],
+    ['port=http', 'unable to parse "http" as a port: strconv.ParseUint: parsing "http": invalid syntax'],
+    ['port=80,', 'unable to parse "80," as a port: strconv.ParseUint: parsing "": invalid syntax'],
+    ['port=-1', 'unable to parse "-1" as a port: strconv.ParseUint: parsing "-1": invalid syntax'],
+    ['port=65536', 'unable to parse "65536" as a port: strconv.ParseUint: parsing "65536": value out of range'],
+    ['port=0', 'port "0" must be > 0'],
+  ];
+  for (const [query, message] of refusals) {
+    it(`refuses ${JSON.stringify(query)} with 400`, () => {
+      assert.throws(() => portForwardPorts(q(query), true), (err: unknown) => err instanceof StreamingError && err.code === 400 && err.message === message);
+    });
+  }
+
+  it('reads every value and every comma-separated port, in order', () => {
+    assert.deepEqual(portForwardPorts(q('port=443&port=80,65535'), true), [443, 80, 65535]);
   });
 });
 

@@ -4,6 +4,7 @@
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import { POD_UID_LABEL } from '../kuberuntime/labels.js';
 import { formatRuntimeError, RuntimeError, type RuntimeService } from '../runtime/types.js';
+import { parseUint16 } from '../../streaming/portforward.js';
 import { runtimeContainerId } from './containerlogs.js';
 
 /** A refusal with the HTTP code and plain-text message the kubelet answers with. */
@@ -36,17 +37,45 @@ export function remoteCommandOptions(q: URLSearchParams): { stdin: boolean; stdo
 }
 
 /**
- * The runtime's streaming URL for a request to /exec|/attach/{ns}/{pod}[/{uid}]/{container} or
- * /portForward/{ns}/{pod}[/{uid}] (`parts`: the decoded path segments).
+ * Upstream's portforward.NewV4Options: a WebSocket client names its ports up front in "port"
+ * values (comma-separated lists), since its channels are fixed when the connection opens; a SPDY
+ * client names them per stream, so its request carries none.
  */
-export async function runtimeStreamUrl(host: StreamingHost, route: StreamingRoute, parts: string[], query: URLSearchParams): Promise<string> {
+export function portForwardPorts(q: URLSearchParams, webSocket: boolean): number[] {
+  if (!webSocket) return [];
+  const values = q.getAll('port');
+  if (values.length === 0) throw new StreamingError(400, 'query parameter "port" is required');
+  const ports: number[] = [];
+  for (const value of values) {
+    if (value === '') throw new StreamingError(400, 'query parameter "port" cannot be empty');
+    for (const p of value.split(',')) {
+      let port: number;
+      try {
+        port = parseUint16(p);
+      } catch (err) {
+        throw new StreamingError(400, `unable to parse ${JSON.stringify(value)} as a port: ${(err as Error).message}`);
+      }
+      if (port < 1) throw new StreamingError(400, `port ${JSON.stringify(value)} must be > 0`);
+      ports.push(port);
+    }
+  }
+  return ports;
+}
+
+/**
+ * The runtime's streaming URL for a request to /exec|/attach/{ns}/{pod}[/{uid}]/{container} or
+ * /portForward/{ns}/{pod}[/{uid}] (`parts`: the decoded path segments); `webSocket`: whether the
+ * caller upgrades to a WebSocket (port-forward's ports then come from the query).
+ */
+export async function runtimeStreamUrl(host: StreamingHost, route: StreamingRoute, parts: string[], query: URLSearchParams, webSocket = false): Promise<string> {
   if (route === 'portForward') {
     const [, namespace, podName, uid] = parts;
     if (!namespace || !podName || parts.length > 4) throw new StreamingError(404, '404 page not found');
+    const ports = portForwardPorts(query, webSocket);
     const pod = host.getPodByName(namespace, podName);
     if (!pod) throw new StreamingError(404, 'pod does not exist');
     if (uid && pod.metadata?.uid !== uid) throw new StreamingError(404, 'pod not found');
-    return portForwardUrl(host, pod);
+    return portForwardUrl(host, pod, ports);
   }
   const [, namespace, podName] = parts;
   const uid = parts.length === 5 ? parts[3] : undefined;
@@ -74,8 +103,11 @@ function runningContainerId(status: PodStatus | undefined, name: string): string
   return cs?.state?.running && cs.containerID ? runtimeContainerId(cs.containerID) : undefined;
 }
 
-/** Port-forward goes to the pod's newest ready sandbox (its network namespace). */
-async function portForwardUrl(host: StreamingHost, pod: Pod): Promise<string> {
+/**
+ * Port-forward goes to the pod's newest ready sandbox (its network namespace). The runtime keeps
+ * `ports` with the session: its WebSocket server opens a data and an error channel for each.
+ */
+async function portForwardUrl(host: StreamingHost, pod: Pod, ports: number[]): Promise<string> {
   const uid = pod.metadata?.uid ?? '';
   const fullName = `${pod.metadata?.name ?? ''}_${pod.metadata?.namespace ?? ''}`;
   try {
@@ -83,7 +115,7 @@ async function portForwardUrl(host: StreamingHost, pod: Pod): Promise<string> {
     const createdAt = (s: { created_at: string }) => BigInt(s.created_at || '0');
     const newest = sandboxes.sort((a, b) => (createdAt(b) > createdAt(a) ? 1 : createdAt(b) < createdAt(a) ? -1 : 0))[0];
     if (!newest) throw new StreamingError(500, `pod not found (${JSON.stringify(fullName)})`);
-    return await host.runtime.portForward({ pod_sandbox_id: newest.id, port: [] });
+    return await host.runtime.portForward({ pod_sandbox_id: newest.id, port: ports });
   } catch (err) {
     throw runtimeStreamingError(err);
   }

@@ -53,6 +53,8 @@ async function harness(options: RemoteCommandOptions, command: FakeCommand, targ
 
 interface Session {
   out: Record<number, string>;
+  /** The first message's bytes. */
+  first: number[];
   status?: RemoteCommandStatus;
   closeCode: number;
 }
@@ -60,9 +62,11 @@ interface Session {
 function session(url: string, script: (send: (ch: number, data: string | Buffer) => void) => void = () => {}): Promise<Session> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, [WS_PROTOCOL_V5]);
-    const s: Session = { out: {}, closeCode: 0 };
+    const s: Session = { out: {}, first: [], closeCode: 0 };
     ws.on('open', () => script((ch, data) => ws.send(Buffer.concat([Buffer.of(ch), Buffer.from(data)]))));
     ws.on('message', (data: Buffer) => {
+      if (s.first.length === 0) s.first = [...data];
+      if (data[0] === Channel.Error && data.length === 1) return;
       if (data[0] === Channel.Error) s.status = JSON.parse(data.subarray(1).toString()) as RemoteCommandStatus;
       else s.out[data[0]!] = (s.out[data[0]!] ?? '') + data.subarray(1).toString();
     });
@@ -91,6 +95,23 @@ describe('translateRemoteCommand', () => {
     });
     assert.equal(s.closeCode, 1000);
     assert.deepEqual(h.results, [s.status]);
+  });
+
+  it('first sends an empty message on the lowest channel the client reads', async () => {
+    const cases: [RemoteCommandOptions, number][] = [
+      [{ stdin: false, stdout: true, stderr: true, tty: false }, Channel.Stdout],
+      [{ stdin: false, stdout: false, stderr: true, tty: false }, Channel.Stderr],
+      [{ stdin: true, stdout: false, stderr: false, tty: false }, Channel.Error],
+    ];
+    for (const [options, channel] of cases) {
+      const h = await harness(options, async (io) => {
+        io.stderr?.write('late\n');
+        return 0;
+      });
+      const s = await session(h.url, (send) => send(Channel.Close, Buffer.of(Channel.Stdin)));
+      assert.deepEqual(s.first, [channel], JSON.stringify(options));
+      assert.deepEqual(s.status, { metadata: {}, status: 'Success' });
+    }
   });
 
   it('forwards stdin and ends it on the v5 close message', async () => {

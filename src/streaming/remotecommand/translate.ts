@@ -7,13 +7,13 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { dialSpdy } from '../spdy/dial.js';
 import type { SpdyStream } from '../spdy/connection.js';
-import type { UpgradeTarget } from '../upgrade.js';
+import { isWebSocketRequest, type UpgradeTarget } from '../upgrade.js';
 import { Channel, STREAM_PROTOCOL_V4, STREAM_TYPE_HEADER, StreamType, type RemoteCommandOptions } from './constants.js';
 import { statusFromDialError, statusFromV4ErrorStream, type RemoteCommandStatus } from './status.js';
 
 /** Whether the upgrade request offers this WebSocket subprotocol (the translator needs v5). */
 export function offersWebSocketProtocol(req: IncomingMessage, protocol: string): boolean {
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return false;
+  if (!isWebSocketRequest(req)) return false;
   const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   return offered.includes(protocol);
 }
@@ -57,6 +57,9 @@ export async function translateRemoteCommand(ws: WebSocket, target: UpgradeTarge
     if (deliver) deliver(message);
     else early.push(message);
   });
+  // As upstream: an empty message on the lowest channel the client reads tells it the session is up.
+  const firstChannel = opts.stdout ? Channel.Stdout : opts.stderr ? Channel.Stderr : Channel.Error;
+  if (ws.readyState === ws.OPEN) ws.send(Buffer.of(firstChannel), { binary: true });
   let clientGone = ws.readyState !== ws.OPEN;
   const clientClosed = new Promise<'client-closed'>((resolve) => {
     if (clientGone) resolve('client-closed');
