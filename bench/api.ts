@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from '../src/cli/args.js';
+import { parseArgs } from '../src/util/args.js';
 import { RestClient } from '../src/client/rest.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';

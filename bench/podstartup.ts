@@ -20,7 +20,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod } from '../src/api/types.js';
-import { checkFlags, parseArgs } from '../src/cli/args.js';
+import { checkFlags, parseArgs } from '../src/util/args.js';
 import { Client, type ResourceClient } from '../src/client/client.js';
 import { cgroupMounts, removePodCgroups } from '../src/kubelet/cm/cgroups.js';
 import { CriRuntime } from '../src/kubelet/runtime/cri/client.js';

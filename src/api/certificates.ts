@@ -1,7 +1,7 @@
 // certificates.k8s.io vocabulary shared by the API server (validation), the controllers (approver,
 // signer) and the kubelet (bootstrap): signer names, key usages, condition types, and a synchronous
 // PKCS#10 parser whose error texts match upstream's certificates.ParseCSR.
-import '../apiserver/authn/reflect-metadata.js';
+import '../util/reflect-metadata.js';
 import * as x509 from '@peculiar/x509';
 import { KeyObject, createPublicKey, verify as verifySignature, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkObject } from './decode.js';
-import { StatusError } from '../apiserver/errors.js';
+import { StatusError } from './errors.js';
 
 const pod = (spec: unknown, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec, ...extra });
 const nginx = { name: 'c', image: 'nginx', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '500m', memory: 1024 } } };

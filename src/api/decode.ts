@@ -10,7 +10,7 @@
 //   after them (upstream interleaves both in document order).
 // Named Go types are approximated by their underlying types (a v1.Protocol reads `string`), except
 // v1.ResourceList for maps of quantities.
-import { badRequest } from '../apiserver/errors.js';
+import { badRequest } from './errors.js';
 import { duplicateFields } from './jsonscan.js';
 import { componentSchemas, INT_OR_STRING, OPAQUE, QUANTITY, refName, schemaNameForKind, type RawSchema } from './schema.js';
 

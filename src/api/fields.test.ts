@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../apiserver/errors.js';
+import { StatusError } from './errors.js';
 import { checkFieldLabels, escapeValue, fieldSelectorFromSet, parseFieldSelector, unescapeValue } from './fields.js';
 
 void test('parse and render', () => {

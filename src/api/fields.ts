@@ -1,6 +1,6 @@
 // Field selectors as apimachinery's fields package: `a=b,c==d,e!=f` over a flat field set, with
 // `\`, `,` and `=` escaped by a backslash inside values. Messages are upstream's.
-import { badRequest } from '../apiserver/errors.js';
+import { badRequest } from './errors.js';
 
 export type Fields = Readonly<Record<string, string>>;
 

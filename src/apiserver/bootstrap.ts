@@ -21,7 +21,7 @@ import {
 } from './authn/bootstraptoken.js';
 import { applyDefaults } from '../api/defaults/index.js';
 import { systemPriorityClassObjects } from './admission/plugins/priority.js';
-import { hasStatusCode } from './errors.js';
+import { hasStatusCode } from '../api/errors.js';
 import { kubernetesServiceIP } from './registry/strategies/services.js';
 import type { Registries } from './registry/registries.js';
 

@@ -3,7 +3,7 @@
 import type { StoredObject } from '../api/meta.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { hasStatusCode } from './errors.js';
+import { hasStatusCode } from '../api/errors.js';
 import type { Registries } from './registry/registries.js';
 
 export const eventTTLMs = 60 * 60 * 1000;

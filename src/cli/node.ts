@@ -20,7 +20,7 @@ import type { KubeletConfig } from '../kubelet/config.js';
 import { parseKubeletConfiguration } from '../kubelet/configfile.js';
 import { realClock } from '../util/clock.js';
 import { newLogger, type Logger } from '../util/log.js';
-import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
+import { checkFlags, parseArgs, type ParsedArgs } from '../util/args.js';
 import { serverFlags, serverOptions } from './server.js';
 
 export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap with a join token, containerd, the kubelet.

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArgs } from './args.js';
+import { parseArgs } from '../util/args.js';
 import { serverOptions } from './server.js';
 import { newLogger } from '../util/log.js';
 

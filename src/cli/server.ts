@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { ApiServer, allComponents, type ApiServerOptions, type Component } from '../apiserver/server.js';
 import { newLogger, type Logger } from '../util/log.js';
-import { checkFlags, parseArgs, type ParsedArgs } from './args.js';
+import { checkFlags, parseArgs, type ParsedArgs } from '../util/args.js';
 import { parseDuration } from '../api/duration.js';
 import { validateControllers } from '../controllers/descriptors.js';
 import { defaultRequestLimits, type RequestLimits } from '../apiserver/http/filters.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ObjectMeta } from '../api/meta.js';
-import { StatusError, expired, internalError } from '../apiserver/errors.js';
+import { StatusError, expired, internalError } from '../api/errors.js';
 import { FakeClock } from '../util/clock.js';
 import type { ListOptions, ObjectList, WatchOptions } from './client.js';
 import { DeletedFinalStateUnknown } from './indexer.js';

@@ -5,7 +5,7 @@
 // on the injected Clock, reset by the next event received. A relist swaps the
 // cache in one step and reports the difference (adds, updates, and tombstoned deletes).
 import type { Status } from '../api/meta.js';
-import { hasStatusCode, StatusError } from '../apiserver/errors.js';
+import { hasStatusCode, StatusError } from '../api/errors.js';
 import { realClock, type Clock, type Timer } from '../util/clock.js';
 import type { ListOptions, ObjectList, WatchOptions } from './client.js';
 import { DeletedFinalStateUnknown, Indexer, namespaceIndex, metaNamespaceIndexFunc, type IndexFunc, type MetaObject } from './indexer.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { alreadyExists, notFound, staleConflict } from '../apiserver/errors.js';
+import { alreadyExists, notFound, staleConflict } from '../api/errors.js';
 import { FakeClock } from '../util/clock.js';
 import { LeaderElector, LeaseLock, type LeaderElectionConfig, type LeaseClient } from './leaderelection.js';
 

@@ -5,7 +5,7 @@
 // skew between candidates does not matter. Writes are compare-and-swap on resourceVersion.
 import { microTime } from '../api/time.js';
 import type { Lease, LeaseSpec } from 'kubernetes-types/coordination/v1.js';
-import { hasStatusCode } from '../apiserver/errors.js';
+import { hasStatusCode } from '../api/errors.js';
 import { realClock, type Clock } from '../util/clock.js';
 
 export interface LeaderElectionRecord {

@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePki, issueClientCertificate } from '../apiserver/authn/pki.js';
-import { notFound, StatusError } from '../apiserver/errors.js';
-import { writeKubeconfig } from '../cli/kubeconfig.js';
+import { notFound, StatusError } from '../api/errors.js';
+import { writeKubeconfig } from './kubeconfig-write.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { encodeQuery, errorFromStatus, RestClient, type WatchEvent } from './rest.js';
 

@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Status } from '../api/meta.js';
-import { StatusError, type StatusReason } from '../apiserver/errors.js';
+import { StatusError, type StatusReason } from '../api/errors.js';
 
 export interface RestConfig {
   /** e.g. https://127.0.0.1:6443 (http:// is accepted for tests and the loopback socket). */

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../apiserver/errors.js';
+import { StatusError } from '../api/errors.js';
 import type { Handle, Plugin } from './framework/interface.js';
 import { Code, Status } from './framework/status.js';
 import { defaultPlugins, inTreeRegistry } from './registry.js';

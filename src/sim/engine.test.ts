@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { StatusError } from '../apiserver/errors.js';
+import { StatusError } from '../api/errors.js';
 import { FakeClock } from '../util/clock.js';
 import { StageEngine, type StageActions } from './engine.js';
 import { compileStages, type StageSpec } from './stage.js';

@@ -5,7 +5,7 @@
 // stage takes over: a lifecycle is a chain of stages, with no per-object polling.
 import { metaNamespaceKeyFunc, type MetaObject } from '../client/indexer.js';
 import { ItemExponentialFailureRateLimiter, WorkQueue } from '../client/workqueue.js';
-import { hasStatusCode } from '../apiserver/errors.js';
+import { hasStatusCode } from '../api/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { builtinFunctions, type Env, type SimFunction } from './expr.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { StatusError } from '../apiserver/errors.js';
+import { StatusError } from '../api/errors.js';
 import { FakeClock } from '../util/clock.js';
 import { Limiter } from './limiter.js';
 import { LEASE_RENEW_INTERVAL_MS, NodeFleet } from './nodes.js';

@@ -4,7 +4,7 @@
 // steady 500 writes/s rather than bursts. Node status itself is played by the node stages.
 import type { Lease, Node } from '../api/types.js';
 import { microTime } from '../api/time.js';
-import { hasStatusCode } from '../apiserver/errors.js';
+import { hasStatusCode } from '../api/errors.js';
 import { isObject } from '../apiserver/patch/json.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';

@@ -11,7 +11,7 @@ import type { JsonObject } from '../apiserver/patch/json.js';
 import { applyStrategicMergePatch } from '../apiserver/patch/strategic.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../client/indexer.js';
 import { SharedInformer, type ListerWatcher } from '../client/informer.js';
-import { checkFlags, parseArgs } from '../cli/args.js';
+import { checkFlags, parseArgs } from '../util/args.js';
 import { realClock, type Clock } from '../util/clock.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { StageEngine, type StageActions } from './engine.js';

@@ -3,7 +3,7 @@
 // applied with the API server's own strategic merge patch, and pods/nodes deleted at once.
 import type { CoreEvent, Lease, Node, Pod } from '../api/types.js';
 import { schemaForKind } from '../api/schema.js';
-import { StatusError } from '../apiserver/errors.js';
+import { StatusError } from '../api/errors.js';
 import { applyStrategicMergePatch } from '../apiserver/patch/strategic.js';
 import type { JsonObject } from '../apiserver/patch/json.js';
 import type { ListOptions, ObjectList, WatchOptions } from '../client/client.js';

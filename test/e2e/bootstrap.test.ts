@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '../../src/client/client.js';
 import { RestClient } from '../../src/client/rest.js';
-import { isStatusError } from '../../src/apiserver/errors.js';
+import { isStatusError } from '../../src/api/errors.js';
 import { realClock } from '../../src/util/clock.js';
 import { bootstrapKubeletCredentials, type KubeletCredentials } from '../../src/kubelet/bootstrap/bootstrap.js';
 import { defaultKubeletConfig } from '../../src/kubelet/config.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import protobuf from 'protobufjs';
-import { isStatusError } from '../../apiserver/errors.js';
+import { isStatusError } from '../errors.js';
 import { resources } from '../resources.js';
 import { decodeProtobufObject, type FieldDescriptor } from './decode.js';
 import descriptors from './descriptors.json' with { type: 'json' };

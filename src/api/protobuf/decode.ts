@@ -8,7 +8,7 @@
 // scripts/gen-protobuf.ts) mark the scalars whose zero still belongs in JSON (`keepZero`), so the
 // result matches the JSON body field for field.
 import protobuf from 'protobufjs';
-import { badRequest } from '../../apiserver/errors.js';
+import { badRequest } from '../errors.js';
 import descriptors from './descriptors.json' with { type: 'json' };
 
 export interface FieldDescriptor {

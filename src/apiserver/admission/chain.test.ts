@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { findResource } from '../../api/resources.js';
-import { forbidden } from '../errors.js';
+import { forbidden } from '../../api/errors.js';
 import { AdmissionChain, type AnyAdmissionPlugin } from './chain.js';
 import type { AdmissionAttributes } from './interface.js';
 

@@ -1,5 +1,5 @@
 // Refusals worded as upstream's admission.NewForbidden.
-import type { StatusError } from '../errors.js';
+import type { StatusError } from '../../api/errors.js';
 import { newForbidden } from '../authz/forbidden.js';
 import type { AdmissionAttributes } from './interface.js';
 

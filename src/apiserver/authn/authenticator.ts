@@ -1,6 +1,6 @@
 // Authentication turns a request's credentials into a user, as upstream's authenticator.Request.
 import type { IncomingMessage } from 'node:http';
-import { unauthorized, type StatusError } from '../errors.js';
+import { unauthorized, type StatusError } from '../../api/errors.js';
 import type { UserInfo } from './user.js';
 
 export interface Authenticator {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { FakeClock } from '../../util/clock.js';
-import { isStatusError } from '../errors.js';
+import { isStatusError } from '../../api/errors.js';
 import {
   BootstrapTokenAuthenticator,
   bootstrapTokenSecret,

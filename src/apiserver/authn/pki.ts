@@ -1,7 +1,7 @@
 // The cluster's certificates: one CA that signs the API server's serving certificate and every client
 // certificate (admin, later kubelets). Created on first start, reused afterwards; leaves are reissued
 // when they near expiry, stop covering the wanted names, or were signed by a different CA.
-import './reflect-metadata.js';
+import '../../util/reflect-metadata.js';
 import * as x509 from '@peculiar/x509';
 import { KeyObject, X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

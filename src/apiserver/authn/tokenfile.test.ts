@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isStatusError } from '../errors.js';
+import { isStatusError } from '../../api/errors.js';
 import { TokenFileAuthenticator, bearerToken, parseTokenFile } from './tokenfile.js';
 import type { UserInfo } from './user.js';
 

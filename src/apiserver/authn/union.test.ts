@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { isStatusError, unauthorized } from '../errors.js';
+import { isStatusError, unauthorized } from '../../api/errors.js';
 import { AnonymousAuthenticator } from './anonymous.js';
 import type { Authenticator } from './authenticator.js';
 import { RequestAuthenticator, UnionAuthenticator } from './union.js';

@@ -2,7 +2,7 @@
 // system:authenticated added to whoever succeeds, then anonymous only when no credentials were
 // offered at all (a bad token or certificate is a 401, never anonymous).
 import type { IncomingMessage } from 'node:http';
-import { isStatusError } from '../errors.js';
+import { isStatusError } from '../../api/errors.js';
 import { authenticationFailed, type Authenticator } from './authenticator.js';
 import { isAnonymous, type UserInfo } from './user.js';
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '../../util/clock.js';
-import { isStatusError } from '../errors.js';
+import { isStatusError } from '../../api/errors.js';
 import { ensurePki, issueClientCertificate, servingTlsOptions, type CertKeyPair, type Pki } from './pki.js';
 import { X509Authenticator } from './x509.js';
 

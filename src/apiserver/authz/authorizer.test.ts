@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStatusError } from '../errors.js';
+import { isStatusError } from '../../api/errors.js';
 import { UnionAuthorizer, checkAuthorized, type AuthorizationAttributes, type AuthorizationResult, type Authorizer } from './authorizer.js';
 
 const attrs: AuthorizationAttributes = {

@@ -1,6 +1,6 @@
 // Authorization as upstream's authorizer.Authorizer: each authorizer allows, denies or has no opinion;
 // a union asks them in order and the first allow or deny decides. RBAC joins the union later.
-import { internalError, isStatusError } from '../errors.js';
+import { internalError, isStatusError } from '../../api/errors.js';
 import type { UserInfo } from '../authn/user.js';
 import { forbiddenError } from './forbidden.js';
 

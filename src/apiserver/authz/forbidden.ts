@@ -1,5 +1,5 @@
 // 403 Forbidden worded as upstream (apimachinery NewForbidden, the authorization filter's message).
-import { StatusError, type QualifiedResource } from '../errors.js';
+import { StatusError, type QualifiedResource } from '../../api/errors.js';
 import type { AuthorizationAttributes } from './authorizer.js';
 
 // Go's %q for the strings that occur here (names, paths): quoted, with quotes and backslashes escaped.

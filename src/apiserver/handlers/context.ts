@@ -9,7 +9,7 @@ import type { Output } from '../http/negotiation.js';
 import type { Registry } from '../registry/registry.js';
 import type { Registries } from '../registry/registries.js';
 import type { Clock } from '../../util/clock.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../api/errors.js';
 import { queryBool, queryInt64 } from '../../api/query.js';
 
 export interface ResourceRequest {

@@ -4,7 +4,7 @@ import { apiVersionOf } from '../../api/meta.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
 import { toTable } from '../printers/table.js';
-import { badRequest, hasStatusCode, notFound, StatusError } from '../errors.js';
+import { badRequest, hasStatusCode, notFound, StatusError } from '../../api/errors.js';
 import { decodeObjectBody, readBody } from '../http/body.js';
 import { writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';

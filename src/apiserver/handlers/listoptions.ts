@@ -1,7 +1,7 @@
 // Upstream's ListOptions validation for list and watch requests: the combinations of
 // resourceVersion, resourceVersionMatch and sendInitialEvents that make sense, else 422 Invalid.
 import { forbidden, notSupported, Path, type FieldError } from '../../api/field.js';
-import { invalid } from '../errors.js';
+import { invalid } from '../../api/errors.js';
 import { boolQuery, query, type ResourceRequest } from './context.js';
 
 const matches = ['Exact', 'NotOlderThan'];

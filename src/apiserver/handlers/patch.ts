@@ -7,7 +7,7 @@ import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
 import { duplicateFields } from '../../api/jsonscan.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
-import { badRequest, invalid, notFound, unsupportedMediaType } from '../errors.js';
+import { badRequest, invalid, notFound, unsupportedMediaType } from '../../api/errors.js';
 import { parseJson, parseYaml, readBody } from '../http/body.js';
 import { mediaType } from '../http/negotiation.js';
 import { applyJsonPatch } from '../patch/jsonpatch.js';

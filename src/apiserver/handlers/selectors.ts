@@ -2,7 +2,7 @@
 // resource's supported field labels.
 import { parseLabelSelector } from '../../api/labels.js';
 import { checkFieldLabels, FieldSelector, parseFieldSelector } from '../../api/fields.js';
-import { badRequest, isStatusError } from '../errors.js';
+import { badRequest, isStatusError } from '../../api/errors.js';
 import { Selection } from '../registry/selection.js';
 import { query, type ResourceRequest } from './context.js';
 

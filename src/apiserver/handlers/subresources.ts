@@ -4,7 +4,7 @@ import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Pod } from '../../api/types.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
 import { labelSelectorAsSelector } from '../../api/labels.js';
-import { badRequest, conflict, invalid, methodNotAllowed, notFound, serviceUnavailable } from '../errors.js';
+import { badRequest, conflict, invalid, methodNotAllowed, notFound, serviceUnavailable } from '../../api/errors.js';
 import { decodeObjectBody, parseJson, readBody } from '../http/body.js';
 import { writeObject } from '../http/respond.js';
 import { mediaType } from '../http/negotiation.js';

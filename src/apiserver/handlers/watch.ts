@@ -1,7 +1,7 @@
 // WATCH: newline-delimited JSON events over a chunked response, from the watch cache.
 // BOOKMARKs only when asked for; a slow client is cut off rather than buffered without bound.
 import { apiVersionOf, type StoredObject } from '../../api/meta.js';
-import { invalid, type StatusError } from '../errors.js';
+import { invalid, type StatusError } from '../../api/errors.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
 import { resourceVersionSyntaxError } from '../registry/registry.js';
 import { boolQuery, intQuery, objectJson, optionalBoolQuery, query, type ResourceRequest } from './context.js';

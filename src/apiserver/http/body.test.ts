@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeObjectBody, parseJson, parseYaml } from './body.js';
 import { duplicateFields, maxNestingDepth } from '../../api/jsonscan.js';
-import { StatusError } from '../errors.js';
+import { StatusError } from '../../api/errors.js';
 
 const code = (fn: () => unknown): number => {
   try {

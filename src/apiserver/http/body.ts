@@ -1,7 +1,7 @@
 // Reading and decoding request bodies: a size limit, JSON or YAML, and upstream's errors.
 import type { IncomingMessage } from 'node:http';
 import YAML from 'yaml';
-import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../errors.js';
+import { badRequest, requestEntityTooLarge, unsupportedMediaType } from '../../api/errors.js';
 import { mediaType } from './negotiation.js';
 import { decodeProtobufObject } from '../../api/protobuf/decode.js';
 import { maxNestingDepth, nestingDepth, recordDuplicateFields, scanJson } from '../../api/jsonscan.js';

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { parseDuration } from '../../api/duration.js';
 import type { Clock } from '../../util/clock.js';
 import type { UserInfo } from '../authn/user.js';
-import { badRequest, StatusError } from '../errors.js';
+import { badRequest, StatusError } from '../../api/errors.js';
 import type { RequestInfo } from './requestinfo.js';
 
 export interface RequestLimits {

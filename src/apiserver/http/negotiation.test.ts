@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { negotiateOutput, wantsAggregatedDiscovery } from './negotiation.js';
-import { StatusError } from '../errors.js';
+import { StatusError } from '../../api/errors.js';
 
 describe('negotiateOutput', () => {
   const table = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';

@@ -1,6 +1,6 @@
 // Accept and Content-Type negotiation: JSON, YAML, server-side Tables and partial object metadata.
 // Protobuf is never produced; clients that list it first also accept JSON.
-import { notAcceptable } from '../errors.js';
+import { notAcceptable } from '../../api/errors.js';
 
 export type OutputKind = 'object' | 'table' | 'partial';
 

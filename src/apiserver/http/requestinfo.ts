@@ -2,7 +2,7 @@
 // Mirrors the URL scheme /api/v1/... and /apis/GROUP/VERSION/..., namespaces/NS/RESOURCE/NAME/SUBRESOURCE.
 // The path is read as sent: WHATWG URL parsing would resolve `pods/..` (and `%2e%2e`) into the
 // namespace above it, so a DELETE of a pod named ".." would delete the namespace.
-import { badRequest, StatusError } from '../errors.js';
+import { badRequest, StatusError } from '../../api/errors.js';
 import { queryBool } from '../../api/query.js';
 
 export interface RequestInfo {

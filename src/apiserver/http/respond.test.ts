@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { writeError, writeJson, writeObject } from './respond.js';
-import { methodNotAllowed } from '../errors.js';
+import { methodNotAllowed } from '../../api/errors.js';
 
 /** Just enough of a ServerResponse to see what is written. */
 function recorder() {

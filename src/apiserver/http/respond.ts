@@ -2,7 +2,7 @@
 // ends in a newline, as Go's json.Encoder writes it upstream.
 import type { ServerResponse } from 'node:http';
 import YAML from 'yaml';
-import { StatusError, internalError, isStatusError } from '../errors.js';
+import { StatusError, internalError, isStatusError } from '../../api/errors.js';
 
 export function writeObject(res: ServerResponse, code: number, body: unknown, yaml = false, warnings: string[] = []): void {
   if (res.headersSent) return;

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { CertKeyPair } from '../authn/pki.js';
 import type { UpgradeTarget } from '../../streaming/upgrade.js';
-import { badRequest, internalError, StatusError, type QualifiedResource, type StatusReason } from '../errors.js';
+import { badRequest, internalError, StatusError, type QualifiedResource, type StatusReason } from '../../api/errors.js';
 
 export interface KubeletClientOptions {
   caPem: string;

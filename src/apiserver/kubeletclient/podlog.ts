@@ -3,7 +3,7 @@
 // /containerLogs/{namespace}/{pod}/{container} back as text/plain.
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { podLogOptionsFromQuery, podLogOptionsToQuery, validatePodLogOptions } from '../../api/validation/podlogoptions.js';
-import { badRequest, invalid, serviceUnavailable } from '../errors.js';
+import { badRequest, invalid, serviceUnavailable } from '../../api/errors.js';
 import type { ResourceRequest } from '../handlers/context.js';
 import { kubeletEndpoint, type KubeletClient } from './client.js';
 

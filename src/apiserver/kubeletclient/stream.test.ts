@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../errors.js';
+import { StatusError } from '../../api/errors.js';
 import { kubeletStreamPath, kubeletStreamQuery, podStreamOptionsFromQuery, portForwardQuery } from './stream.js';
 
 test("PodExecOptions from kubectl's query, and the kubelet's query as upstream's streamParams writes it", () => {

@@ -5,7 +5,7 @@
 // (upstream's StreamTranslatorHandler); anything else (SPDY, the port-forward tunnel) is relayed.
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { queryBool } from '../../api/query.js';
-import { badRequest, serviceUnavailable } from '../errors.js';
+import { badRequest, serviceUnavailable } from '../../api/errors.js';
 import type { ResourceRequest } from '../handlers/context.js';
 import { parseUint16 } from '../../streaming/portforward.js';
 import { proxyUpgrade, tunnelPortForward, writeUpgradeFailure } from '../../streaming/proxy.js';

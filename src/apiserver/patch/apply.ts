@@ -5,7 +5,7 @@ import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
 import { parseApiVersion } from '../../api/meta.js';
 import type { FieldSchema } from '../../api/schema.js';
 import { forbidden, invalid as invalidField, Path, required, tooLong, type FieldError } from '../../api/field.js';
-import { badRequest, invalid, type StatusError } from '../errors.js';
+import { badRequest, invalid, type StatusError } from '../../api/errors.js';
 import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, deepEqual, isObject, type JsonObject } from './json.js';
 import {

@@ -1,6 +1,6 @@
 // Continue tokens as upstream encodes them: base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"},
 // where start is the key relative to the resource's prefix and the NUL makes it exclusive.
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../api/errors.js';
 
 export function encodeContinue(rv: number, lastKey: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start: `${lastKey}\u0000` })).toString('base64url');

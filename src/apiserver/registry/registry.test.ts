@@ -7,7 +7,7 @@ import type { StoredObject } from '../../api/meta.js';
 import { parseLabelSelector } from '../../api/labels.js';
 import { parseFieldSelector } from '../../api/fields.js';
 import { WatchCache } from '../watchcache/cache.js';
-import { StatusError } from '../errors.js';
+import { StatusError } from '../../api/errors.js';
 import { Registry, decodeStored } from './registry.js';
 import type { ResourceStrategy } from './strategy.js';
 import { Selection } from './selection.js';

@@ -17,7 +17,7 @@ import {
   invalid,
   notFound,
   staleConflict,
-} from '../errors.js';
+} from '../../api/errors.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
 import type { ResourceStrategy } from './strategy.js';
 import { TooOldError, type CacheEvent, type WatchCache } from '../watchcache/cache.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import type { CoreEvent } from '../../api/types.js';
-import { notFound } from '../../apiserver/errors.js';
+import { notFound } from '../../api/errors.js';
 import { FakeClock } from '../../util/clock.js';
 import { EventBroadcaster, RETRY_SLEEP_MS, type EventBroadcasterOptions, type EventSink, type EventSource, type InvolvedObject } from './recorder.js';
 import { COMBINED_PREFIX } from './correlator.js';

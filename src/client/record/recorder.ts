@@ -9,7 +9,7 @@ import type { CoreEvent, ObjectReference } from '../../api/types.js';
 import { rfc3339 } from '../../api/time.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { StatusError } from '../../api/errors.js';
 import type { Client } from '../client.js';
 import { EventCorrelator } from './correlator.js';
 

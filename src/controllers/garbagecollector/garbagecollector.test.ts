@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import type { DeleteOptions, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { ObjectMeta } from '../../api/meta.js';
 import { findResource, type ResourceInfo } from '../../api/resources.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { StatusError } from '../../api/errors.js';
 import { applyMergePatch } from '../../apiserver/patch/mergepatch.js';
 import type { JsonObject } from '../../apiserver/patch/json.js';
 import type { ListOptions, ObjectList, PartialObjectMetadata, WatchOptions } from '../../client/client.js';

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DeleteOptions, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { ObjectMeta } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
-import { hasStatusCode } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../api/errors.js';
 import type { MetaObject } from '../../client/indexer.js';
 import type { ObjectRef } from './graph.js';
 

@@ -4,7 +4,7 @@
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { nameIsDNSSubdomain } from '../../api/validation/names.js';
-import { hasStatusCode, StatusError } from '../../apiserver/errors.js';
+import { hasStatusCode, StatusError } from '../../api/errors.js';
 import type { Client } from '../../client/client.js';
 import type { MetaObject } from '../../client/indexer.js';
 import type { EventRecorder, InvolvedObject } from '../../client/record/recorder.js';

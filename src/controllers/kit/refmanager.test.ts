@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { selectorFromSet } from '../../api/labels.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { StatusError } from '../../api/errors.js';
 import type { MetaObject } from '../../client/indexer.js';
 import type { PodControl } from './podcontrol.js';
 import { PodControllerRefManager, recheckDeletionTimestamp } from './refmanager.js';

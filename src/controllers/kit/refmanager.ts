@@ -6,7 +6,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { Selector } from '../../api/labels.js';
-import { hasStatusCode } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../api/errors.js';
 import type { MetaObject } from '../../client/indexer.js';
 import type { PodControl } from './podcontrol.js';
 

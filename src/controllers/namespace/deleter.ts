@@ -4,7 +4,7 @@
 import type { Namespace, NamespaceCondition } from 'kubernetes-types/core/v1.js';
 import { resources, type ResourceInfo } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
-import { hasStatusCode } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../api/errors.js';
 import type { Clock } from '../../util/clock.js';
 import { rfc3339 } from '../../api/time.js';
 

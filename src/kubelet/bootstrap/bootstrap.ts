@@ -20,7 +20,7 @@ import {
 } from '../../api/certificates.js';
 import type { CertificateSigningRequest, ConfigMap } from '../../api/types.js';
 import { CLUSTER_INFO_CONFIGMAP, JWS_SIGNATURE_PREFIX, KUBE_PUBLIC_NAMESPACE, detachedSignatureIsValid, parseBootstrapToken } from '../../apiserver/authn/bootstraptoken.js';
-import { writeKubeconfig } from '../../cli/kubeconfig.js';
+import { writeKubeconfig } from '../../client/kubeconfig-write.js';
 import { Client } from '../../client/client.js';
 import { RestClient, type RestConfig } from '../../client/rest.js';
 import { realClock, type Clock } from '../../util/clock.js';

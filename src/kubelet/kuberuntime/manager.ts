@@ -19,7 +19,7 @@ import { isNotFound } from '../runtime/types.js';
 import type { StartFailure } from '../status/generate.js';
 import { ContainerBackOff, backOffKey, formatPod } from './backoff.js';
 import { planPodSync, type KillReason, type PodSyncPlan, type ProbeResults } from './planner.js';
-import { killGracePeriodSeconds } from '../prober/grace.js';
+import { MINIMUM_GRACE_PERIOD_SECONDS, killGracePeriodSeconds } from './grace.js';
 import { FAILED_POST_START_HOOK_KILL_MESSAGE, POST_START_HOOK_ERROR } from '../lifecycle/handlers.js';
 import { findContainerStatus, type ContainerRuntimeStatus, type PodRuntimeState } from './runtime-state.js';
 
@@ -52,8 +52,6 @@ export interface SyncResult {
   nextBackOffExpiry?: number;
 }
 
-/** Upstream's minimumGracePeriodInSeconds: containers always get a moment to stop. */
-export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -3,7 +3,7 @@
 // owned by the Node (so it goes with it). Failures back off (200 ms doubling to 7 s) and never stop it.
 import type { Lease } from '../../api/types.js';
 import type { Client } from '../../client/client.js';
-import { hasStatusCode } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../api/errors.js';
 import { microTime } from '../../api/time.js';
 import type { Clock } from '../../util/clock.js';
 

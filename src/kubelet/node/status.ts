@@ -4,7 +4,7 @@
 // changed, ignoring heartbeats, or when nodeStatusReportFrequency has passed since the last write.
 import type { Node, NodeStatus } from '../../api/types.js';
 import type { Client } from '../../client/client.js';
-import { hasStatusCode } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../api/errors.js';
 import type { Clock } from '../../util/clock.js';
 import type { KubeletConfig } from '../config.js';
 import { STARTING_KUBELET } from '../events.js';

@@ -1,6 +1,6 @@
 // Fakes for the node status and lease tests: an in-memory Node and Lease API and a scriptable runtime.
 import type { Lease, Node } from '../../api/types.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { StatusError } from '../../api/errors.js';
 import type { Image, RuntimeStatus, VersionResponse } from '../runtime/types.js';
 import type { MachineInfo } from './machine.js';
 import type { LeaseClient } from './lease.js';

@@ -3,7 +3,7 @@
 // when it differs from what was last written, one write at a time per pod, retrying failures with
 // back-off. A terminal phase never goes back. Once a pod the API server is deleting has terminated
 // on this node, it deletes the pod with grace 0 and a UID precondition (the last word on deletion).
-import { hasStatusCode } from '../../apiserver/errors.js';
+import { hasStatusCode } from '../../api/errors.js';
 import type { Pod, PodStatus } from '../../api/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Client } from '../../client/client.js';

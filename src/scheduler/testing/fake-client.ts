@@ -6,7 +6,7 @@ import type { ListerWatcher } from '../../client/informer.js';
 import type { MetaObject } from '../../client/indexer.js';
 import { metaNamespaceKeyFunc } from '../../client/indexer.js';
 import type { WatchEvent } from '../../client/rest.js';
-import { StatusError } from '../../apiserver/errors.js';
+import { StatusError } from '../../api/errors.js';
 import type { EventsV1Event, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
 import type { PodStatusPatch, SchedulerClient } from '../client.js';
 

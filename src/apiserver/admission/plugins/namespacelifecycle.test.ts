@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../api/meta.js';
 import { findResource } from '../../../api/resources.js';
 import { FakeClock } from '../../../util/clock.js';
-import { isStatusError } from '../../errors.js';
+import { isStatusError } from '../../../api/errors.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
 import { NamespaceLifecycle, missingNamespaceWaitMs } from './namespacelifecycle.js';
 

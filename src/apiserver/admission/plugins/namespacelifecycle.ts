@@ -1,7 +1,7 @@
 // NamespaceLifecycle, as upstream: nothing is created in a namespace that does not exist or is being
 // terminated, nothing in a missing namespace is updated, and the system namespaces cannot be deleted.
 import type { Namespace } from 'kubernetes-types/core/v1.js';
-import { notFound } from '../../errors.js';
+import { notFound } from '../../../api/errors.js';
 import { realClock, type Clock } from '../../../util/clock.js';
 import { admissionForbidden } from '../errors.js';
 import { newForbidden } from '../../authz/forbidden.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../api/meta.js';
 import { findResource } from '../../../api/resources.js';
-import { isStatusError } from '../../errors.js';
+import { isStatusError } from '../../../api/errors.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
 import { PriorityAdmission, systemPriorityClassObjects } from './priority.js';
 

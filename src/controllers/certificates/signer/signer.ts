@@ -3,7 +3,7 @@
 // (kube-controller-manager's --cluster-signing-{cert,key}-file) for a year, or for the requested
 // spec.expirationSeconds when shorter, and written to status.certificate. A request its signer
 // refuses gets a Failed condition with reason SignerValidationFailure.
-import '../../../apiserver/authn/reflect-metadata.js';
+import '../../../util/reflect-metadata.js';
 import * as x509 from '@peculiar/x509';
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../../../apiserver/errors.js';
+import { StatusError } from '../../../api/errors.js';
 import { CycleState } from '../../framework/cycle-state.js';
 import { Snapshot } from '../../cache/snapshot.js';
 import { makePod } from '../../testing/builders.js';

@@ -8,7 +8,7 @@
 // the "fewest PDB violations" criterion is always a tie and is not evaluated.
 import { rfc3339 } from '../../../api/time.js';
 import type { Pod, PodCondition } from '../../../api/types.js';
-import { hasStatusCode } from '../../../apiserver/errors.js';
+import { hasStatusCode } from '../../../api/errors.js';
 import type { CycleState } from '../../framework/cycle-state.js';
 import { Diagnosis, FitError, NodeToStatus } from '../../framework/diagnosis.js';
 import type { Handle, NodeInfoLister, Plugin, PostFilterPlugin, PostFilterResult } from '../../framework/interface.js';

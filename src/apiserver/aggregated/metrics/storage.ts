@@ -2,7 +2,7 @@
 // usage computed from them. CPU is a rate: the growth of cumulative CPU between the two points over
 // the time between them (the window); memory is the last working set. A restart (a later start
 // time, or cumulative CPU going down) starts over.
-import { Quantity } from '../api/quantity.js';
+import { Quantity } from '../../../api/quantity.js';
 import { podKey, type MetricsBatch, type MetricsPoint } from './decode.js';
 
 /** A container younger than this at its first point has too little history for a rate from its start. */

@@ -2,8 +2,10 @@
 // deleted uses its deletion grace; a container killed for a failed liveness or startup probe uses
 // that probe's own terminationGracePeriodSeconds when set; otherwise the pod's.
 import type { Container, Pod } from '../../api/types.js';
-import { MINIMUM_GRACE_PERIOD_SECONDS } from '../kuberuntime/manager.js';
-import type { KillReason } from '../kuberuntime/planner.js';
+import type { KillReason } from './planner.js';
+
+/** Upstream's minimumGracePeriodInSeconds: containers always get a moment to stop. */
+export const MINIMUM_GRACE_PERIOD_SECONDS = 2;
 
 export function killGracePeriodSeconds(pod: Pod, container: Container, reason: KillReason): number {
   const deletion = pod.metadata?.deletionGracePeriodSeconds;

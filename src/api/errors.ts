@@ -1,7 +1,7 @@
 // API errors carry a metav1.Status: every failure a client sees is one of these, with upstream's
 // code, reason and message, so kubectl prints `Error from server (<reason>): <message>`.
-import type { Status, StatusCause } from '../api/meta.js';
-import { aggregateMessage, fieldErrorMessage, type FieldError } from '../api/field.js';
+import type { Status, StatusCause } from './meta.js';
+import { aggregateMessage, fieldErrorMessage, type FieldError } from './field.js';
 
 export type StatusReason =
   | 'BadRequest'

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderResourceMetrics } from '../kubelet/stats/resource-metrics.js';
+import { renderResourceMetrics } from '../../../kubelet/stats/resource-metrics.js';
 import { decodeBatch, parseText, ParseError } from './decode.js';
 
 test('parseText reads names, escaped labels, values and timestamps', () => {

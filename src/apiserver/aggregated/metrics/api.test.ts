@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { pino } from 'pino';
-import { FakeClock } from '../util/clock.js';
-import { parseRequestInfo } from '../apiserver/http/requestinfo.js';
-import { isStatusError } from '../apiserver/errors.js';
-import { renderResourceMetrics } from '../kubelet/stats/resource-metrics.js';
+import { FakeClock } from '../../../util/clock.js';
+import { parseRequestInfo } from '../../http/requestinfo.js';
+import { isStatusError } from '../../../api/errors.js';
+import { renderResourceMetrics } from '../../../kubelet/stats/resource-metrics.js';
 import { MetricsApi, metricsTable } from './api.js';
 import { isScrapable } from './scraper.js';
 

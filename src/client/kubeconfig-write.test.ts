@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { writeKubeconfig } from './kubeconfig.js';
+import { writeKubeconfig } from './kubeconfig-write.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 

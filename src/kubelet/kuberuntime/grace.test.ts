@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Container, Pod } from '../../api/types.js';
-import type { KillReason } from '../kuberuntime/planner.js';
+import type { KillReason } from './planner.js';
 import { killGracePeriodSeconds } from './grace.js';
 
 const container: Container = {

@@ -4,15 +4,15 @@
 // the scraper's storage for the nodes and Running pods the API knows, get and list with label and
 // field selectors, NotFound when there are no metrics (yet).
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { parseLabelSelector, type Selector } from '../api/labels.js';
-import { parseFieldSelector, type FieldSelector } from '../api/fields.js';
-import { rfc3339 } from '../api/time.js';
-import { Quantity } from '../api/quantity.js';
-import { goDuration } from '../api/duration.js';
-import type { RequestInfo } from '../apiserver/http/requestinfo.js';
-import { badRequest, methodNotAllowed, notFound, StatusError } from '../apiserver/errors.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/log.js';
+import { parseLabelSelector, type Selector } from '../../../api/labels.js';
+import { parseFieldSelector, type FieldSelector } from '../../../api/fields.js';
+import { rfc3339 } from '../../../api/time.js';
+import { Quantity } from '../../../api/quantity.js';
+import { goDuration } from '../../../api/duration.js';
+import type { RequestInfo } from '../../http/requestinfo.js';
+import { badRequest, methodNotAllowed, notFound, StatusError } from '../../../api/errors.js';
+import type { Clock } from '../../../util/clock.js';
+import type { Logger } from '../../../util/log.js';
 import { Scraper, type ScrapeFn } from './scraper.js';
 import type { MetricsStorage, Usage } from './storage.js';
 

@@ -3,9 +3,9 @@
 // node that fails is left out of that batch (its metrics disappear until it answers again).
 // Simulated nodes (kwok's annotation) have no kubelet and are never dialled.
 import type { Node } from 'kubernetes-types/core/v1.js';
-import type { Clock, Timer } from '../util/clock.js';
-import type { Logger } from '../util/log.js';
-import { kubeletEndpoint } from '../apiserver/kubeletclient/client.js';
+import type { Clock, Timer } from '../../../util/clock.js';
+import type { Logger } from '../../../util/log.js';
+import { kubeletEndpoint } from '../../kubeletclient/client.js';
 import { decodeBatch, type MetricsBatch } from './decode.js';
 import { MetricsStorage } from './storage.js';
 

@@ -1,7 +1,7 @@
 // GET /metrics/resource from a node's kubelet with the API server's kubelet client certificate
 // (metrics-server uses its own identity; kite's in-process stand-in uses the API server's).
 import type { Node } from 'kubernetes-types/core/v1.js';
-import { kubeletEndpoint, type KubeletClient } from '../apiserver/kubeletclient/client.js';
+import { kubeletEndpoint, type KubeletClient } from '../../kubeletclient/client.js';
 import type { ScrapeFn } from './scraper.js';
 
 /** Upstream's cap on a scrape response (metrics-server reads at most 10 MiB). */
