@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const kiteBin = join(repoRoot, 'dist', 'src', 'cli', 'main.js');
-export const sharedDir = join(repoRoot, '..', 'shared');
+/** The project's own examples (the seeds' pod and service), as the README uses them. */
+export const examplesDir = join(repoRoot, 'examples');
 
 export interface KiteServer {
   url: string;

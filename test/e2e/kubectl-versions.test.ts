@@ -8,7 +8,7 @@ import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from
 import { delimiter, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { removeDir, sharedDir, startServer, tempDir, type CommandResult, type KiteServer } from './harness.js';
+import { removeDir, examplesDir, startServer, tempDir, type CommandResult, type KiteServer } from './harness.js';
 
 const VERSIONS = ['1.27', '1.28', '1.30', '1.33'];
 
@@ -22,7 +22,7 @@ function kubectlDir(): string | undefined {
 }
 
 const binDir = kubectlDir();
-const podYaml = readFileSync(join(sharedDir, 'examples', 'web-pod.yaml'), 'utf8');
+const podYaml = readFileSync(join(examplesDir, 'web-pod.yaml'), 'utf8');
 let server: KiteServer;
 let work: string;
 

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, kubectl, kubectlOk, removeDir, sharedDir, startServer, type KiteServer } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, examplesDir, startServer, type KiteServer } from './harness.js';
 
-const webPod = readFileSync(join(sharedDir, 'examples', 'web-pod.yaml'), 'utf8');
+const webPod = readFileSync(join(examplesDir, 'web-pod.yaml'), 'utf8');
 
 function pod(name: string, extra = ''): string {
   return `apiVersion: v1

@@ -10,14 +10,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
 import { summarizePod } from '../../src/api/pod/status.js';
-import { eventually, httpGetText, kubectl, kubectlOk, sharedDir } from './harness.js';
+import { eventually, httpGetText, kubectl, kubectlOk, examplesDir } from './harness.js';
 import { canRunContainers, resetCluster, startAgent, startCluster, stopAndReset, watchPods, type KiteCluster } from './cluster.js';
 import { CriRuntime } from '../../src/kubelet/runtime/cri/client.js';
 import { POD_NAME_LABEL } from '../../src/kubelet/kuberuntime/labels.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
-const webPod = readFileSync(join(sharedDir, 'examples', 'web-pod.yaml'), 'utf8');
+const webPod = readFileSync(join(examplesDir, 'web-pod.yaml'), 'utf8');
 
 /** The seed's pod with an init container that succeeds and no probes or hooks (the next issue). */
 const webPodInitOk = `apiVersion: v1

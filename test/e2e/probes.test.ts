@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pod } from '../../src/api/types.js';
-import { eventually, kubectlOk, sharedDir } from './harness.js';
+import { eventually, kubectlOk, examplesDir } from './harness.js';
 import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 
 /** The seed's pod with an init container that exits 0 (there is no `myservice` to wait for). */
 function seedPod(): string {
-  const yaml = readFileSync(join(sharedDir, 'examples', 'web-pod.yaml'), 'utf8');
+  const yaml = readFileSync(join(examplesDir, 'web-pod.yaml'), 'utf8');
   const waiting = "command: ['sh', '-c', 'until nslookup myservice; do echo waiting; sleep 2; done']";
   assert.ok(yaml.includes(waiting), 'the seed pod still has its waiting init container');
   return yaml.replace(waiting, "command: ['sh', '-c', 'exit 0']");
