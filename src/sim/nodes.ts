@@ -5,7 +5,7 @@
 import type { Lease, Node } from '../api/types.js';
 import { microTime } from '../api/time.js';
 import { hasStatusCode } from '../api/errors.js';
-import { isObject } from '../apiserver/patch/json.js';
+import { isObject } from '../api/patch/json.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { builtinFunctions } from './expr.js';

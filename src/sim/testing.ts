@@ -4,8 +4,8 @@
 import type { CoreEvent, Lease, Node, Pod } from '../api/types.js';
 import { schemaForKind } from '../api/schema.js';
 import { StatusError } from '../api/errors.js';
-import { applyStrategicMergePatch } from '../apiserver/patch/strategic.js';
-import type { JsonObject } from '../apiserver/patch/json.js';
+import { applyStrategicMergePatch } from '../api/patch/strategic.js';
+import type { JsonObject } from '../api/patch/json.js';
 import type { ListOptions, ObjectList, WatchOptions } from '../client/client.js';
 import type { MetaObject } from '../client/indexer.js';
 import type { ListerWatcher } from '../client/informer.js';

@@ -4,8 +4,8 @@ import type { KubeObject, StoredObject } from '../../api/meta.js';
 import { apiVersionOf } from '../../api/meta.js';
 import { rfc3339 } from '../../api/time.js';
 import { schemaForKind } from '../../api/schema.js';
-import { managerOrUserAgent, updateManagedFields, validatePatchOptions, type ResetFields } from '../patch/apply.js';
-import type { JsonObject } from '../patch/json.js';
+import { managerOrUserAgent, updateManagedFields, validatePatchOptions, type ResetFields } from '../../api/patch/apply.js';
+import type { JsonObject } from '../../api/patch/json.js';
 import { hasStatusSubresource } from '../registry/strategies/generic.js';
 import { query, type ResourceRequest } from './context.js';
 

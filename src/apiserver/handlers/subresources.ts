@@ -8,9 +8,9 @@ import { badRequest, conflict, invalid, methodNotAllowed, notFound, serviceUnava
 import { decodeObjectBody, parseJson, readBody } from '../http/body.js';
 import { writeObject } from '../http/respond.js';
 import { mediaType } from '../http/negotiation.js';
-import { applyMergePatch } from '../patch/mergepatch.js';
-import { applyJsonPatch } from '../patch/jsonpatch.js';
-import type { JsonObject } from '../patch/json.js';
+import { applyMergePatch } from '../../api/patch/mergepatch.js';
+import { applyJsonPatch } from '../../api/patch/jsonpatch.js';
+import type { JsonObject } from '../../api/patch/json.js';
 import type { DeleteOptions } from '../registry/registry.js';
 import { dryRunOf, type ResourceRequest } from './context.js';
 import { fieldValidationOf, handleGet, handleUpdate, render } from './crud.js';

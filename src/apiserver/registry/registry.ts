@@ -23,7 +23,7 @@ import type { ResourceStrategy } from './strategy.js';
 import { TooOldError, type CacheEvent, type WatchCache } from '../watchcache/cache.js';
 import type { Selection } from './selection.js';
 import { decodeContinue, encodeContinue } from './continue.js';
-import { deepClone } from '../patch/json.js';
+import { deepClone } from '../../api/patch/json.js';
 
 /** Admission as the registry sees it: mutation before its own validation, validation after. */
 export interface Admitter {

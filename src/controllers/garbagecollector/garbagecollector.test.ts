@@ -5,8 +5,8 @@ import type { DeleteOptions, OwnerReference } from 'kubernetes-types/meta/v1.js'
 import type { ObjectMeta } from '../../api/meta.js';
 import { findResource, type ResourceInfo } from '../../api/resources.js';
 import { StatusError } from '../../api/errors.js';
-import { applyMergePatch } from '../../apiserver/patch/mergepatch.js';
-import type { JsonObject } from '../../apiserver/patch/json.js';
+import { applyMergePatch } from '../../api/patch/mergepatch.js';
+import type { JsonObject } from '../../api/patch/json.js';
 import type { ListOptions, ObjectList, PartialObjectMetadata, WatchOptions } from '../../client/client.js';
 import { SharedInformerFactory } from '../../client/factory.js';
 import type { MetaObject } from '../../client/indexer.js';

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PodStatus } from '../../api/types.js';
 import { schemaForKind } from '../../api/schema.js';
-import { applyStrategicMergePatch } from '../../apiserver/patch/strategic.js';
+import { applyStrategicMergePatch } from '../../api/patch/strategic.js';
 import { statusPatch } from './manager.js';
 
 // The patch is applied as the API server applies it (strategic merge with the Pod schema), so what

@@ -1,7 +1,7 @@
 // Field ownership as structured-merge-diff records it: sets of field paths in the FieldsV1 form that
 // metadata.managedFields stores, one set per manager, and the conflict error an apply reports.
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import { StatusError } from '../../api/errors.js';
+import { StatusError } from '../errors.js';
 import { isObject, type JsonObject } from './json.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { schemaForKind } from '../../api/schema.js';
-import { StatusError } from '../../api/errors.js';
+import { schemaForKind } from '../schema.js';
+import { StatusError } from '../errors.js';
 import { applyPatch, lastAppliedAnnotation, managerFromUserAgent, managerOrUserAgent, updateManagedFields, validatePatchOptions, type ResetFields } from './apply.js';
 import type { JsonObject } from './json.js';
 

@@ -2,10 +2,10 @@
 // merge by their schema's list type and keys, every write records which manager owns which fields, and
 // an apply that changes fields another manager owns fails with a 409 unless forced.
 import type { ManagedFieldsEntry } from 'kubernetes-types/meta/v1.js';
-import { parseApiVersion } from '../../api/meta.js';
-import type { FieldSchema } from '../../api/schema.js';
-import { forbidden, invalid as invalidField, Path, required, tooLong, type FieldError } from '../../api/field.js';
-import { badRequest, invalid, type StatusError } from '../../api/errors.js';
+import { parseApiVersion } from '../meta.js';
+import type { FieldSchema } from '../schema.js';
+import { forbidden, invalid as invalidField, Path, required, tooLong, type FieldError } from '../field.js';
+import { badRequest, invalid, type StatusError } from '../errors.js';
 import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, deepEqual, isObject, type JsonObject } from './json.js';
 import {

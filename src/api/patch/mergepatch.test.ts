@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { StatusError } from '../../api/errors.js';
+import { StatusError } from '../errors.js';
 import type { JsonObject } from './json.js';
 import { applyMergePatch } from './mergepatch.js';
 

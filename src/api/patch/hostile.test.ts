@@ -7,8 +7,8 @@ import { applyJsonPatch, maxAccumulatedCopyBytes } from './jsonpatch.js';
 import { applyStrategicMergePatch } from './strategic.js';
 import { applyPatch, updateManagedFields } from './apply.js';
 import { deepClone, type JsonObject } from './json.js';
-import { schemaForKind } from '../../api/schema.js';
-import { StatusError } from '../../api/errors.js';
+import { schemaForKind } from '../schema.js';
+import { StatusError } from '../errors.js';
 
 const schema = schemaForKind('', 'v1', 'Pod');
 const pod = (): JsonObject => ({

@@ -1,6 +1,6 @@
 // RFC 7386 JSON merge patch (application/merge-patch+json), as evanphx/json-patch v4 applies it for the
 // API server: null deletes a key, objects merge recursively, anything else (arrays included) replaces.
-import { badRequest } from '../../api/errors.js';
+import { badRequest } from '../errors.js';
 import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, isObject, type JsonObject } from './json.js';
 

@@ -1,8 +1,8 @@
 // Strategic merge patch (application/strategic-merge-patch+json) as upstream's strategicpatch package
 // applies it on the server: field schemas carry the patch strategy and merge key that Go struct tags carry
 // upstream. Where no schema is known the patch merges maps and replaces lists, like a JSON merge patch.
-import type { FieldSchema } from '../../api/schema.js';
-import { badRequest, StatusError } from '../../api/errors.js';
+import type { FieldSchema } from '../schema.js';
+import { badRequest, StatusError } from '../errors.js';
 import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, goFormat, isObject, type JsonObject } from './json.js';
 

@@ -2,7 +2,7 @@
 // library the API server uses: negative array indices count from the end, `replace` of a missing object
 // key adds it, a `test` of null matches an absent value, and `copy` operations may add at most
 // 3 MiB between them (the API server's JSONPatchMaxCopyBytes, armed as the library's AccumulatedCopySizeLimit).
-import { badRequest, requestEntityTooLarge, StatusError } from '../../api/errors.js';
+import { badRequest, requestEntityTooLarge, StatusError } from '../errors.js';
 import { getOwn, setOwn } from '../../util/own.js';
 import { deepClone, deepEqual, isObject, type JsonObject } from './json.js';
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { schemaForKind, type FieldSchema } from '../../api/schema.js';
-import { StatusError } from '../../api/errors.js';
+import { schemaForKind, type FieldSchema } from '../schema.js';
+import { StatusError } from '../errors.js';
 import type { JsonObject } from './json.js';
 import { applyStrategicMergePatch } from './strategic.js';
 
