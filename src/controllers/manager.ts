@@ -6,6 +6,7 @@ import { SharedInformerFactory } from '../client/factory.js';
 import { RestClient, type RestConfig } from '../client/rest.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
+import type { Service } from '../util/lifecycle.js';
 import { controllerDescriptors, defaultControllers, isControllerEnabled, validateControllers, type RunnableController } from './descriptors.js';
 
 /** What `kite server` hands the controller manager's thread besides the API config. */
@@ -23,7 +24,8 @@ export interface ControllerManagerOptions extends ControllerManagerConfig {
   logger: Logger;
 }
 
-export class ControllerManager {
+export class ControllerManager implements Service {
+  readonly name = 'kube-controller-manager';
   private readonly rests: RestClient[] = [];
   private readonly informers: SharedInformerFactory;
   private readonly controllers: { name: string; controller: RunnableController }[] = [];
@@ -61,7 +63,7 @@ export class ControllerManager {
     return this.controllers.map((c) => c.name);
   }
 
-  start(): void {
+  async start(): Promise<void> {
     // Controllers register their handlers first; the informers start once, after all of them.
     for (const { controller } of this.controllers) controller.start();
     this.informers.start();

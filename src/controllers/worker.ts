@@ -2,15 +2,11 @@
 import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
 import { runInThread } from '../client/component-thread.js';
-import { service } from '../util/lifecycle.js';
 import { ControllerManager, type ControllerManagerConfig } from './manager.js';
 
 const logger = newLogger('controller-manager');
 runInThread({
   leaseName: 'kube-controller-manager',
   logger,
-  make: (rest, options) => {
-    const manager = new ControllerManager({ ...(options as ControllerManagerConfig | undefined), rest, clock: realClock, logger });
-    return service('kube-controller-manager', () => manager.start(), () => manager.stop());
-  },
+  make: (rest, options) => new ControllerManager({ ...(options as ControllerManagerConfig | undefined), rest, clock: realClock, logger }),
 });

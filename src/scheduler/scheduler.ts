@@ -24,6 +24,7 @@ import { Code, isSuccess, Status } from './framework/status.js';
 import { PodInfo, podKey, podUID, type NodeInfo } from './framework/types.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
 import { every } from '../util/periodic.js';
+import type { Service as LifecycleService } from '../util/lifecycle.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile, inTreeRegistry } from './registry.js';
 import { podRef } from '../api/pod/reference.js';
 
@@ -71,7 +72,8 @@ const isAssigned = (pod: Pod) => Boolean(pod.spec?.nodeName);
 const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class Scheduler {
+export class Scheduler implements LifecycleService {
+  readonly name = 'kube-scheduler';
   readonly cache: Cache;
   readonly queue: SchedulingQueue;
   private readonly snapshot = new Snapshot();
@@ -161,7 +163,7 @@ export class Scheduler {
     });
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.abort) return;
     this.abort = new AbortController();
     this.podInformer.start();

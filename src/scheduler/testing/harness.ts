@@ -19,7 +19,7 @@ export class Harness {
   async start(nodes: Node[] = [], pods: Pod[] = []): Promise<void> {
     for (const n of nodes) this.client.nodes.upsert(n);
     for (const p of pods) this.client.pods.upsert(p);
-    this.scheduler.start();
+    await this.scheduler.start();
     await this.settle();
   }
 
