@@ -3,7 +3,7 @@
 // (watch events as JSON lines, logs as text), all abortable with an AbortSignal.
 import http from 'node:http';
 import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Status } from '../api/meta.js';
 import { StatusError, type StatusReason } from '../api/errors.js';
 
@@ -116,7 +116,7 @@ export function encodeQuery(query: Query | undefined): string {
   return s ? `?${s}` : '';
 }
 
-async function readBody(res: IncomingMessage): Promise<string> {
+async function readBody(res: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
@@ -138,13 +138,35 @@ class OneServerAgent extends https.Agent {
 /** Connections for ordinary requests; beyond it requests wait for a free one, as on one HTTP/2 connection. */
 export const defaultMaxConnections = 32;
 
-export class RestClient {
+/** One request as it goes out: the path carries the query; streaming requests (watch, follow) are long-lived. */
+export interface HttpRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  signal?: AbortSignal;
+  streaming: boolean;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  body: Readable;
+}
+
+/** What carries requests to the API server (client-go's http.RoundTripper): HTTPS here, in process in tests. */
+export interface RoundTripper {
+  roundTrip(req: HttpRequest): Promise<HttpResponse>;
+  close(): void;
+}
+
+/** HTTPS (or HTTP on the loopback socket) to config.server. */
+class HttpRoundTripper implements RoundTripper {
   /** Short requests share a bounded pool; watches and streams hold a connection each, outside it. */
   private readonly agent: http.Agent;
   private readonly streamAgent: http.Agent;
   private readonly url: URL;
 
-  constructor(readonly config: RestConfig) {
+  constructor(private readonly config: RestConfig) {
     this.url = new URL(config.server);
     this.agent = this.newAgent(config.maxConnections ?? defaultMaxConnections);
     this.streamAgent = this.newAgent(Infinity);
@@ -157,6 +179,47 @@ export class RestClient {
       : new http.Agent({ keepAlive: true, maxSockets });
   }
 
+  roundTrip(r: HttpRequest): Promise<HttpResponse> {
+    const mod = this.url.protocol === 'https:' ? https : http;
+    const basePath = this.url.pathname.replace(/\/$/, '');
+    return new Promise((resolve, reject) => {
+      const req = mod.request(
+        {
+          protocol: this.url.protocol,
+          ...(this.config.socketPath
+            ? { socketPath: this.config.socketPath }
+            : { hostname: this.url.hostname.replace(/^\[|\]$/g, ''), port: this.url.port }),
+          method: r.method,
+          path: basePath + r.path,
+          headers: r.headers,
+          agent: r.streaming ? this.streamAgent : this.agent,
+          signal: r.signal,
+        },
+        (res) => resolve({ statusCode: res.statusCode ?? 0, body: res }),
+      );
+      req.on('error', reject);
+      req.end(r.body);
+    });
+  }
+
+  /** Frees the pooled connections. */
+  close(): void {
+    this.agent.destroy();
+    this.streamAgent.destroy();
+  }
+}
+
+export class RestClient {
+  private readonly transport: RoundTripper;
+
+  /** transport: how requests travel (default: HTTPS to config.server). */
+  constructor(
+    readonly config: RestConfig,
+    transport?: RoundTripper,
+  ) {
+    this.transport = transport ?? new HttpRoundTripper(config);
+  }
+
   /** Sends the request and resolves with the parsed JSON body; non-2xx rejects with a StatusError. */
   async request<T>(opts: RequestOptions): Promise<T> {
     const text = await this.requestText(opts);
@@ -164,7 +227,7 @@ export class RestClient {
   }
 
   async requestText(opts: RequestOptions): Promise<string> {
-    const res = await this.open(opts);
+    const res = await this.open(opts, false);
     return readBody(res);
   }
 
@@ -185,9 +248,9 @@ export class RestClient {
 
   /** The response body as text chunks as they arrive (logs with follow=true); ends quietly on abort. */
   async *stream(opts: RequestOptions): AsyncGenerator<string> {
-    let res: IncomingMessage;
+    let res: Readable;
     try {
-      res = await this.open(opts, this.streamAgent);
+      res = await this.open(opts, true);
     } catch (err) {
       if (isAbort(err, opts.signal)) return;
       throw err;
@@ -204,45 +267,24 @@ export class RestClient {
 
   /** Frees the pooled connections. */
   close(): void {
-    this.agent.destroy();
-    this.streamAgent.destroy();
+    this.transport.close();
   }
 
-  private open(opts: RequestOptions, agent = this.agent): Promise<IncomingMessage> {
+  private async open(opts: RequestOptions, streaming: boolean): Promise<Readable> {
     const headers: Record<string, string> = {
       Accept: opts.accept ?? 'application/json',
       'User-Agent': this.config.userAgent ?? 'kite',
     };
     if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
-    let payload: string | Buffer | undefined;
+    let body: string | Buffer | undefined;
     if (opts.body !== undefined) {
-      payload = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
+      body = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
       headers['Content-Type'] = opts.contentType ?? 'application/json';
-      headers['Content-Length'] = String(Buffer.byteLength(payload));
+      headers['Content-Length'] = String(Buffer.byteLength(body));
     }
-    const mod = this.url.protocol === 'https:' ? https : http;
-    const basePath = this.url.pathname.replace(/\/$/, '');
-    return new Promise((resolve, reject) => {
-      const req = mod.request(
-        {
-          protocol: this.url.protocol,
-          ...(this.config.socketPath
-            ? { socketPath: this.config.socketPath }
-            : { hostname: this.url.hostname.replace(/^\[|\]$/g, ''), port: this.url.port }),
-          method: opts.method ?? 'GET',
-          path: basePath + opts.path + encodeQuery(opts.query),
-          headers,
-          agent,
-          signal: opts.signal,
-        },
-        (res) => {
-          const code = res.statusCode ?? 0;
-          if (code >= 200 && code < 300) return resolve(res);
-          readBody(res).then((body) => reject(errorFromBody(code, body)), reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+    const path = opts.path + encodeQuery(opts.query);
+    const res = await this.transport.roundTrip({ method: opts.method ?? 'GET', path, headers, body, signal: opts.signal, streaming });
+    if (res.statusCode >= 200 && res.statusCode < 300) return res.body;
+    throw errorFromBody(res.statusCode, await readBody(res.body));
   }
 }

@@ -84,13 +84,15 @@ export async function finalize(client: Client, ns: Namespace): Promise<void> {
   }
 }
 
-export async function updateConditions(client: Client, ns: Namespace, result: DeleteResult, clock: Clock): Promise<void> {
+/** Records the deletion conditions; resolves with the namespace as now stored, so finalizing does not conflict with this write. */
+export async function updateConditions(client: Client, ns: Namespace, result: DeleteResult, clock: Clock): Promise<Namespace> {
   const conditions = deletionConditions(result, clock.now(), ns.status?.conditions);
-  if (JSON.stringify(conditions) === JSON.stringify(ns.status?.conditions ?? [])) return;
+  if (JSON.stringify(conditions) === JSON.stringify(ns.status?.conditions ?? [])) return ns;
   try {
-    await client.resource<Namespace>('', 'v1', 'namespaces').updateStatus({ ...ns, status: { ...ns.status, conditions } });
+    return await client.resource<Namespace>('', 'v1', 'namespaces').updateStatus({ ...ns, status: { ...ns.status, conditions } });
   } catch (err) {
     // A newer version will be synced again; a vanished namespace needs nothing.
     if (!hasStatusCode(err, 404, 409)) throw err;
+    return ns;
   }
 }

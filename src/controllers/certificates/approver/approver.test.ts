@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCertificateRequest } from '../../../api/certificates.js';
 import type { CertificateSigningRequest } from '../../../api/types.js';
-import { NODE_CLIENT_MESSAGE, SELF_NODE_CLIENT_MESSAGE, SELF_NODE_SERVING_MESSAGE, approvalMessage } from './approver.js';
+import { pino } from 'pino';
+import { FakeApi } from '../../../apiserver/testing/fakeapi.js';
+import { SharedInformerFactory } from '../../../client/factory.js';
+import { FakeClock } from '../../../util/clock.js';
+import { CsrApprover, NODE_CLIENT_MESSAGE, SELF_NODE_CLIENT_MESSAGE, SELF_NODE_SERVING_MESSAGE, approvalMessage } from './approver.js';
 
 const client = await createCertificateRequest({ commonName: 'system:node:n1', organizations: ['system:nodes'] });
 const serving = await createCertificateRequest({ commonName: 'system:node:n1', organizations: ['system:nodes'], sans: ['n1', '10.0.0.1'] });
@@ -36,4 +40,33 @@ test('approval decisions', () => {
     ['denied stays denied', csr(client.csrPem, kubeletClient, ['digital signature', 'client auth'], bootstrapper, [{ type: 'Denied', status: 'True' }]), undefined],
   ];
   for (const [name, c, want] of cases) assert.equal(approvalMessage(c), want, name);
+});
+
+test('the approver approves a bootstrapper\'s node client request through the approval subresource, and leaves others alone', async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const api = await FakeApi.start({ clock });
+  const controllerClient = api.client({ name: 'system:kube-controller-manager', groups: ['system:authenticated'] });
+  const csrs = api.client().resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+  const request = (name: string, user: { username: string; groups: string[] }) =>
+    api
+      .client({ name: user.username, groups: user.groups })
+      .resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests')
+      .create({ metadata: { name }, spec: { request: b64(client.csrPem), signerName: kubeletClient, usages: ['digital signature', 'client auth'] } } as CertificateSigningRequest);
+  await request('from-bootstrapper', bootstrapper);
+  await request('from-bob', { username: 'bob', groups: ['system:authenticated'] });
+  const informers = new SharedInformerFactory({ client: controllerClient, clock });
+  const approver = new CsrApprover({ client: controllerClient, informers, clock, logger: pino({ level: 'silent' }) });
+  approver.start();
+  informers.start();
+  try {
+    await clock.advance(1000);
+    const approved = (await csrs.get('from-bootstrapper')).status?.conditions ?? [];
+    assert.deepEqual(approved.map((c) => [c.type, c.status, c.reason, c.message]), [['Approved', 'True', 'AutoApproved', NODE_CLIENT_MESSAGE]]);
+    assert.equal((await csrs.get('from-bob')).status?.conditions, undefined);
+    assert.deepEqual(api.actions.filter((a) => a.user === 'system:kube-controller-manager' && a.subresource).map((a) => `${a.verb} ${a.name}/${a.subresource}`), ['update from-bootstrapper/approval']);
+  } finally {
+    await approver.stop();
+    await informers.shutdown();
+    await api.stop();
+  }
 });

@@ -8,7 +8,7 @@ import { createCertificateRequest } from '../../../api/certificates.js';
 import type { CertificateSigningRequest } from '../../../api/types.js';
 import { ensurePki } from '../../../apiserver/authn/pki.js';
 import { SharedInformerFactory } from '../../../client/factory.js';
-import type { Client } from '../../../client/client.js';
+import { FakeApi } from '../../../apiserver/testing/fakeapi.js';
 import { FakeClock } from '../../../util/clock.js';
 import { newLogger } from '../../../util/log.js';
 import { CsrSigner, certificateDurationMs, signingDecision } from './signer.js';
@@ -51,20 +51,31 @@ test('the signer issues a certificate that chains to the CA with the requested u
     const clock = new FakeClock(Date.now());
     const pki = await ensurePki(join(dir, 'pki'), { clock });
     const { csrPem, keyPem } = await createCertificateRequest({ commonName: 'system:node:n1', organizations: ['system:nodes'], sans: ['n1', '10.0.0.7'] });
-    const written: CertificateSigningRequest[] = [];
-    const client = { resource: () => ({ updateStatus: async (o: CertificateSigningRequest) => (written.push(o), o) }) } as unknown as Client;
-    const signer = new CsrSigner({ client, informers: new SharedInformerFactory({ client }), clock, logger: newLogger('test'), certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') });
-    await signer.handle(csr(csrPem, 'kubernetes.io/kubelet-serving', ['digital signature', 'key encipherment', 'server auth'], { expirationSeconds: 7200 }));
-    assert.equal(written.length, 1);
-    const cert = new X509Certificate(Buffer.from(written[0]!.status!.certificate!, 'base64'));
-    const ca = new X509Certificate(pki.ca.certPem);
-    assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey));
-    assert.equal(cert.subject, 'CN=system:node:n1\nO=system:nodes');
-    assert.equal(cert.subjectAltName, 'DNS:n1, IP Address:10.0.0.7');
-    assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.1']);
-    assert.equal(cert.ca, false);
-    assert.equal(Date.parse(cert.validTo), Math.floor((clock.now() + 7200_000) / 1000) * 1000);
-    assert.ok(cert.checkPrivateKey((await import('node:crypto')).createPrivateKey(keyPem)));
+    const api = await FakeApi.start();
+    try {
+      const node = api.client({ name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
+      const client = api.client();
+      const csrs = client.resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+      const { spec } = csr(csrPem, 'kubernetes.io/kubelet-serving', ['digital signature', 'key encipherment', 'server auth'], { expirationSeconds: 7200 });
+      await node.resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests').create({ metadata: { name: 'c' }, spec });
+      const conditions = [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved' }];
+      await csrs.patch('c', 'merge', { status: { conditions } }, { subresource: 'approval' });
+      const signer = new CsrSigner({ client, informers: new SharedInformerFactory({ client }), clock, logger: newLogger('test'), certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') });
+      await signer.handle(await csrs.get('c'));
+      const written = await csrs.get('c');
+      assert.equal(api.actions.filter((a) => a.subresource === 'status').length, 1);
+      const cert = new X509Certificate(Buffer.from(written.status!.certificate!, 'base64'));
+      const ca = new X509Certificate(pki.ca.certPem);
+      assert.ok(cert.checkIssued(ca) && cert.verify(ca.publicKey));
+      assert.equal(cert.subject, 'CN=system:node:n1\nO=system:nodes');
+      assert.equal(cert.subjectAltName, 'DNS:n1, IP Address:10.0.0.7');
+      assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.1']);
+      assert.equal(cert.ca, false);
+      assert.equal(Date.parse(cert.validTo), Math.floor((clock.now() + 7200_000) / 1000) * 1000);
+      assert.ok(cert.checkPrivateKey((await import('node:crypto')).createPrivateKey(keyPem)));
+    } finally {
+      await api.stop();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

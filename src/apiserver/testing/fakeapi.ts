@@ -1,0 +1,223 @@
+// An in-process API server for controller and component tests, in the spirit of client-go's
+// testing/fixture.go but with none of its re-implemented semantics: the real registries, admission
+// chain and resource handlers over SQLite in memory, reached by the real Client through a
+// RoundTripper that hands each request to the handlers instead of a socket. Finalizers, graceful
+// deletion, preconditions, resourceVersion conflicts, selectors, watches and PartialObjectMetadata
+// are the server's own code. Requests are recorded as actions, and one can be made to fail.
+import { PassThrough, Readable } from 'node:stream';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Client } from '../../client/client.js';
+import { RestClient, type HttpRequest, type HttpResponse, type RoundTripper } from '../../client/rest.js';
+import { methodNotAllowed, StatusError } from '../../api/errors.js';
+import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
+import { realClock, type Clock } from '../../util/clock.js';
+import { AdmissionChain } from '../admission/chain.js';
+import { NamespaceLifecycle } from '../admission/plugins/namespacelifecycle.js';
+import { DefaultTolerationSeconds } from '../admission/plugins/defaulttolerationseconds.js';
+import { PriorityAdmission } from '../admission/plugins/priority.js';
+import type { AdmissionLookups } from '../admission/interface.js';
+import type { UserInfo } from '../authn/user.js';
+import { bootstrapObjects } from '../bootstrap.js';
+import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handleUpdate } from '../handlers/crud.js';
+import type { ResourceRequest } from '../handlers/context.js';
+import { handlePatch } from '../handlers/patch.js';
+import { handleSubresource } from '../handlers/subresources.js';
+import { handleWatch } from '../handlers/watch.js';
+import { parseRequestInfo, splitRequestTarget, type RequestInfo } from '../http/requestinfo.js';
+import { negotiateOutput } from '../http/negotiation.js';
+import { toStatusError, writeError } from '../http/respond.js';
+import { Registries } from '../registry/registries.js';
+import type { Admitter } from '../registry/registry.js';
+
+/** What kubectl's admin.kubeconfig authenticates as. */
+export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
+
+/** One request the fake API received (client-go's testing.Action). */
+export interface Action {
+  verb: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  /** The decoded JSON body, if any. */
+  body?: unknown;
+  user: string;
+}
+
+export interface FakeApiOptions {
+  /** The server's clock: deletionTimestamps, watch timeouts, NamespaceLifecycle's cache window. */
+  clock?: Clock;
+}
+
+export class FakeApi {
+  /** Every resource request, in the order received. */
+  readonly actions: Action[] = [];
+  private readonly failures: { verb: string; name: string; err: StatusError }[] = [];
+
+  private constructor(
+    readonly store: SqliteStore,
+    readonly registries: Registries,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A started server with the objects a fresh cluster has (default, kube-system, kube-public, ...). */
+  static async start(opts: FakeApiOptions = {}): Promise<FakeApi> {
+    const clock = opts.clock ?? realClock;
+    const store = new SqliteStore(':memory:');
+    const lookups: AdmissionLookups = {
+      getNamespace: async (name) => registries.cached('', 'namespaces', '', name),
+      getPriorityClass: async (name) => registries.cached('scheduling.k8s.io', 'priorityclasses', '', name),
+      listPriorityClasses: async () => registries.cachedList('scheduling.k8s.io', 'priorityclasses'),
+    };
+    const chain = new AdmissionChain([new NamespaceLifecycle({ lookups, clock }), new DefaultTolerationSeconds(), new PriorityAdmission({ lookups })]);
+    const admitter: Admitter = {
+      mutate: (operation, a) => chain.admit({ operation, ...a }),
+      validate: (operation, a) => chain.validate({ operation, ...a }),
+    };
+    const registries = new Registries({ store, clock, admitter, synchronousWatch: store.synchronousWatch });
+    await registries.start();
+    await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
+    return new FakeApi(store, registries, clock);
+  }
+
+  /** A client that reaches this server as user (default: the cluster admin). */
+  client(user: UserInfo = adminUser, userAgent = 'kite-test'): Client {
+    return new Client(new RestClient({ server: 'http://fake', userAgent }, new InProcessRoundTripper(this, user)));
+  }
+
+  /** The next request with this verb on an object of this name fails with err (before it reaches the registry). */
+  failNext(verb: string, name: string, err: StatusError): void {
+    this.failures.push({ verb, name, err });
+  }
+
+  async stop(): Promise<void> {
+    this.registries.stop();
+    await this.store.close();
+  }
+
+  /** @internal The server side of one request: routing as the API server's, then the real handlers. */
+  async serve(req: IncomingMessage, res: ServerResponse, user: UserInfo, body: Buffer): Promise<void> {
+    try {
+      const target = splitRequestTarget(req.url ?? '/');
+      const url = new URL('https://kite/');
+      url.search = target.query.toString();
+      const info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
+      this.record(info, user, body);
+      await this.route(req, res, url, info, user);
+    } catch (err) {
+      const status = toStatusError(err, () => undefined);
+      if (!res.headersSent) writeError(res, status);
+      else if (!res.writableEnded) res.destroy();
+    }
+  }
+
+  private record(info: RequestInfo, user: UserInfo, body: Buffer): void {
+    if (!info.isResourceRequest) return;
+    const { verb, resource, subresource, namespace, name } = info;
+    this.actions.push({ verb, resource, subresource, namespace, name, body: decodedBody(body), user: user.name });
+    const i = this.failures.findIndex((f) => f.verb === verb && f.name === name);
+    if (i >= 0) throw this.failures.splice(i, 1)[0]!.err;
+  }
+
+  // The resource routes of server.ts's handleResource (metrics.k8s.io and the kubelet-proxied subresources aside).
+  private async route(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
+    const registry = info.isResourceRequest ? this.registries.get(info.apiGroup, info.apiVersion, info.resource) : undefined;
+    if (!registry) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    const resource = registry.info;
+    if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    const output = negotiateOutput(req.headers.accept, true);
+    const scoped = resource.namespaced ? info : { ...info, namespace: '' };
+    const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
+    if (info.subresource) return handleSubresource(r);
+    if (!resource.verbs.includes(info.verb)) throw methodNotAllowed();
+    switch (info.verb) {
+      case 'get':
+        return handleGet(r);
+      case 'list':
+        return handleList(r);
+      case 'watch':
+        return handleWatch(r);
+      case 'create':
+        if (info.name) throw methodNotAllowed();
+        return handleCreate(r);
+      case 'update':
+        if (!info.name) throw methodNotAllowed();
+        return handleUpdate(r);
+      case 'patch':
+        if (!info.name) throw methodNotAllowed();
+        return handlePatch(r);
+      case 'delete':
+        return handleDelete(r);
+      case 'deletecollection':
+        return handleDeleteCollection(r);
+      default:
+        throw methodNotAllowed();
+    }
+  }
+}
+
+function decodedBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return body.toString('utf8');
+  }
+}
+
+/** The response side the handlers write to: headers land here, the body flows to the client. */
+class InProcessResponse extends PassThrough {
+  statusCode = 200;
+  headersSent = false;
+  private readonly headers: OutgoingHttpHeaders = {};
+  readonly head: Promise<void>;
+  private sent!: () => void;
+
+  constructor() {
+    super();
+    this.head = new Promise((resolve) => (this.sent = resolve));
+  }
+
+  setHeader(name: string, value: string): this {
+    this.headers[name.toLowerCase()] = value;
+    return this;
+  }
+
+  writeHead(code: number, headers: OutgoingHttpHeaders = {}): this {
+    this.statusCode = code;
+    Object.assign(this.headers, headers);
+    this.headersSent = true;
+    this.sent();
+    return this;
+  }
+
+  flushHeaders(): void {}
+}
+
+class InProcessRoundTripper implements RoundTripper {
+  constructor(
+    private readonly api: FakeApi,
+    private readonly user: UserInfo,
+  ) {}
+
+  async roundTrip(r: HttpRequest): Promise<HttpResponse> {
+    r.signal?.throwIfAborted();
+    const body = r.body === undefined ? Buffer.alloc(0) : Buffer.from(r.body);
+    const lowered = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const req = Object.assign(new Readable({ read() {} }), { method: r.method, url: r.path, headers: lowered });
+    req.push(body);
+    req.push(null);
+    const res = new InProcessResponse();
+    const abort = () => {
+      req.destroy();
+      res.destroy();
+    };
+    r.signal?.addEventListener('abort', abort, { once: true });
+    res.once('close', () => r.signal?.removeEventListener('abort', abort));
+    const served = this.api.serve(req as unknown as IncomingMessage, res as unknown as ServerResponse, this.user, body);
+    await Promise.race([res.head, served]);
+    return { statusCode: res.statusCode, body: res };
+  }
+
+  close(): void {}
+}
