@@ -32,9 +32,7 @@ import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, checkAuthorized, type Authorizer } from './authz/authorizer.js';
 import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthorizer, publicInfoPaths } from './authz/builtin.js';
 import { AdmissionChain } from './admission/chain.js';
-import { NamespaceLifecycle } from './admission/plugins/namespacelifecycle.js';
-import { DefaultTolerationSeconds } from './admission/plugins/defaulttolerationseconds.js';
-import { PriorityAdmission } from './admission/plugins/priority.js';
+import { newAdmissionPlugins, type AdmissionPluginFlags } from './admission/plugins.js';
 import type { AdmissionLookups } from './admission/interface.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -42,8 +40,7 @@ import type { Admitter } from './registry/registry.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
-import { hasStatusCode, methodNotAllowed, StatusError } from '../api/errors.js';
-import type { StoredObject } from '../api/meta.js';
+import { methodNotAllowed, StatusError } from '../api/errors.js';
 import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { serveOpenAPIV2 } from './openapi/v2.js';
 import { openapiV3Doc, openapiV3Root } from './openapi/v3.js';
@@ -73,6 +70,8 @@ export interface ApiServerOptions {
   controllers?: readonly string[];
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
   limits?: RequestLimits;
+  /** --enable-admission-plugins / --disable-admission-plugins (default: upstream's default-on set). */
+  admission?: AdmissionPluginFlags;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
   clock?: Clock;
@@ -153,8 +152,7 @@ export class ApiServer {
     if (this.opts.tokenAuthFile) {
       credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
-    const getSecret = async (name: string) =>
-      (this.registries.cached('', 'secrets', 'kube-system', name) ?? (await this.liveGet('', 'secrets', name, 'kube-system'))) as Secret | undefined;
+    const getSecret = async (name: string) => (await this.registries.lookup('', 'secrets', 'kube-system', name)) as Secret | undefined;
     credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
     this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     this.authorizer = new UnionAuthorizer([
@@ -266,31 +264,14 @@ export class ApiServer {
 
   private admitter(): Admitter {
     const lookups: AdmissionLookups = {
-      // The cache may lag a namespace created a moment ago (etcd's watch is asynchronous): on a miss,
-      // read storage, as upstream's NamespaceLifecycle falls back to a live lookup.
-      getNamespace: async (name) => this.registries.cached('', 'namespaces', '', name) ?? this.liveGet('', 'namespaces', name),
-      getPriorityClass: async (name) =>
-        this.registries.cached('scheduling.k8s.io', 'priorityclasses', '', name) ?? this.liveGet('scheduling.k8s.io', 'priorityclasses', name),
-      listPriorityClasses: async () => this.registries.cachedList('scheduling.k8s.io', 'priorityclasses'),
+      get: (group, resource, namespace, name) => this.registries.lookup(group, resource, namespace, name),
+      list: async (group, resource) => this.registries.cachedList(group, resource),
     };
-    const chain = new AdmissionChain([
-      new NamespaceLifecycle({ lookups, clock: this.clock }),
-      new DefaultTolerationSeconds(),
-      new PriorityAdmission({ lookups }),
-    ]);
+    const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock: this.clock }, this.opts.admission));
     return {
       mutate: (operation, a) => chain.admit({ operation, ...a }),
       validate: (operation, a) => chain.validate({ operation, ...a }),
     };
-  }
-
-  private async liveGet(group: string, resource: string, name: string, namespace = ''): Promise<StoredObject | undefined> {
-    try {
-      return await this.registries.of(group, resource).get(namespace, name);
-    } catch (err) {
-      if (hasStatusCode(err, 404)) return undefined;
-      throw err;
-    }
   }
 
   /** An upgrade goes through the same pipeline; only the streaming subresources take the connection over. */
