@@ -99,15 +99,6 @@ export const resources: readonly ResourceInfo[] = [
   }),
 ];
 
-/**
- * Resources discovery lists but no registry stores: metrics.k8s.io, which upstream's metrics-server
- * provides through API aggregation (get and list, as it declares them), served by src/metricsserver.
- */
-export const aggregatedResources: readonly ResourceInfo[] = [
-  res('metrics.k8s.io', 'v1beta1', 'nodes', 'NodeMetrics', false, { verbs: ['get', 'list'], singular: '' }),
-  res('metrics.k8s.io', 'v1beta1', 'pods', 'PodMetrics', true, { verbs: ['get', 'list'], singular: '' }),
-];
-
 /** Groups in the order discovery lists them ('' is the legacy core group under /api). */
 export function groupVersions(): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();

@@ -1,10 +1,8 @@
-// Discovery documents, derived from the resource catalog: the aggregated form kubectl asks for
-// first (its Content-Type must be exact), and the legacy APIVersions / APIGroupList / APIResourceList.
-import { resources as stored, aggregatedResources, groupVersions, type ResourceInfo } from '../api/resources.js';
+// Discovery documents, derived from the resources of the group versions the router serves (stored
+// and aggregated alike, in registration order): the aggregated form kubectl asks for first (its
+// Content-Type must be exact), and the legacy APIVersions / APIGroupList / APIResourceList.
+import type { ResourceInfo } from '../api/resources.js';
 import { apiVersionOf } from '../api/meta.js';
-
-/** Everything discovery lists: the stored resources, then the aggregated ones (metrics.k8s.io). */
-const resources: readonly ResourceInfo[] = [...stored, ...aggregatedResources];
 
 export function aggregatedContentType(version: 'v2' | 'v2beta1'): string {
   return `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`;
@@ -31,10 +29,9 @@ function discoveryResource(r: ResourceInfo) {
   };
 }
 
-function groupsOf(core: boolean): { group: string; versions: string[] }[] {
+function groupsOf(core: boolean, resources: readonly ResourceInfo[]): { group: string; versions: string[] }[] {
   const out = new Map<string, string[]>();
-  const aggregated = aggregatedResources.map((r) => ({ group: r.group, version: r.version }));
-  for (const gv of [...groupVersions(), ...aggregated]) {
+  for (const gv of resources) {
     if ((gv.group === '') !== core) continue;
     const list = out.get(gv.group) ?? [];
     if (!list.includes(gv.version)) list.push(gv.version);
@@ -44,12 +41,12 @@ function groupsOf(core: boolean): { group: string; versions: string[] }[] {
 }
 
 /** The body of /api (core) or /apis (named groups) as an APIGroupDiscoveryList. */
-export function aggregatedDiscovery(core: boolean, version: 'v2' | 'v2beta1'): unknown {
+export function aggregatedDiscovery(core: boolean, version: 'v2' | 'v2beta1', resources: readonly ResourceInfo[]): unknown {
   return {
     kind: 'APIGroupDiscoveryList',
     apiVersion: `apidiscovery.k8s.io/${version}`,
     metadata: {},
-    items: groupsOf(core).map(({ group, versions }) => ({
+    items: groupsOf(core, resources).map(({ group, versions }) => ({
       metadata: group ? { name: group, creationTimestamp: null } : { creationTimestamp: null },
       versions: versions.map((v) => ({
         version: v,
@@ -69,16 +66,16 @@ function apiGroup(group: string, versions: string[]) {
   return { name: group, versions: vs, preferredVersion: vs[0] };
 }
 
-export function apiGroupList(): unknown {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groupsOf(false).map((g) => apiGroup(g.group, g.versions)) };
+export function apiGroupList(resources: readonly ResourceInfo[]): unknown {
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groupsOf(false, resources).map((g) => apiGroup(g.group, g.versions)) };
 }
 
-export function apiGroupDoc(group: string): unknown | undefined {
-  const g = groupsOf(false).find((x) => x.group === group);
+export function apiGroupDoc(group: string, resources: readonly ResourceInfo[]): unknown | undefined {
+  const g = groupsOf(false, resources).find((x) => x.group === group);
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(g.group, g.versions) };
 }
 
-export function apiResourceList(group: string, version: string): unknown | undefined {
+export function apiResourceList(group: string, version: string, resources: readonly ResourceInfo[]): unknown | undefined {
   const rs = resources.filter((r) => r.group === group && r.version === version);
   if (rs.length === 0) return undefined;
   const list: unknown[] = [];

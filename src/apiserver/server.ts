@@ -1,5 +1,6 @@
-// The API server: HTTPS, authentication, authorization, then discovery, OpenAPI and the resource
-// handlers over the registries. Side effects happen in start(); stop() undoes them.
+// The API server's process assembly (upstream's Config): storage, registries, authentication,
+// authorization, admission, the listeners and the components beside it; each request goes through
+// the filter chain (chain.ts) into the router (router.ts). Side effects happen in start(); stop() undoes them.
 import { createServer, type Server } from 'node:https';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -19,7 +20,7 @@ import { closeServer } from '../util/http-server.js';
 import { EventSweeper } from './eventttl.js';
 import { KubeletClient } from './kubeletclient/client.js';
 import { scrapeResourceMetrics } from './aggregated/metrics/kubelet.js';
-import { MetricsApi, METRICS_GROUP, metricsTable } from './aggregated/metrics/api.js';
+import { MetricsApi, metricsGroupVersion } from './aggregated/metrics/api.js';
 import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
@@ -29,33 +30,19 @@ import type { Node, Pod, Secret } from '../api/types.js';
 import type { UserInfo } from './authn/user.js';
 import { RequestAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
-import { UnionAuthorizer, checkAuthorized, type Authorizer } from './authz/authorizer.js';
+import { UnionAuthorizer, type Authorizer } from './authz/authorizer.js';
 import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthorizer, publicInfoPaths } from './authz/builtin.js';
-import { AdmissionChain } from './admission/chain.js';
-import { NamespaceLifecycle } from './admission/plugins/namespacelifecycle.js';
-import { DefaultTolerationSeconds } from './admission/plugins/defaulttolerationseconds.js';
-import { PriorityAdmission } from './admission/plugins/priority.js';
-import type { AdmissionLookups } from './admission/interface.js';
+import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
-import type { Admitter } from './registry/registry.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
-import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
-import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
-import { hasStatusCode, methodNotAllowed, StatusError } from '../api/errors.js';
-import type { StoredObject } from '../api/meta.js';
-import { aggregatedContentType, aggregatedDiscovery, apiGroupDoc, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
-import { serveOpenAPIV2 } from './openapi/v2.js';
-import { openapiV3Doc, openapiV3Root } from './openapi/v3.js';
-import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handleUpdate } from './handlers/crud.js';
-import { handlePatch } from './handlers/patch.js';
-import { handleWatch } from './handlers/watch.js';
-import { handleSubresource } from './handlers/subresources.js';
-import type { ResourceRequest } from './handlers/context.js';
+import { toStatusError, writeError } from './http/respond.js';
+import { StatusError } from '../api/errors.js';
 import { ApiMetrics } from './metrics.js';
-import { defaultRequestLimits, InflightLimiter, isLongRunning, readHeaderTimeoutMs, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
+import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
+import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
+import { Router, storageGroupVersions } from './router.js';
 import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
-import { versionInfo } from './version.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
 import { responseForUpgrade, type UpgradeRequest } from '../streaming/upgrade.js';
 
@@ -73,6 +60,8 @@ export interface ApiServerOptions {
   controllers?: readonly string[];
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
   limits?: RequestLimits;
+  /** --enable-admission-plugins / --disable-admission-plugins (default: upstream's default-on set). */
+  admission?: AdmissionPluginFlags;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
   clock?: Clock;
@@ -81,8 +70,6 @@ export interface ApiServerOptions {
 
 export type Component = 'controllers' | 'scheduler';
 export const allComponents: readonly Component[] = ['controllers', 'scheduler'];
-
-const notFoundPath = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 
 export class ApiServer {
   private store!: Store;
@@ -112,14 +99,14 @@ export class ApiServer {
   private readonly upgraded = new Set<Duplex>();
   private readonly clock: Clock;
   private readonly limits: RequestLimits;
-  private readonly inflight: InflightLimiter;
+  /** The request path: the filters, then the router. */
+  private chain!: Handler;
   private ready = false;
   private address = '';
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
     this.limits = opts.limits ?? defaultRequestLimits;
-    this.inflight = new InflightLimiter(this.limits);
   }
 
   /** https://host:port once started. */
@@ -140,7 +127,7 @@ export class ApiServer {
     this.registries = new Registries({
       store: this.store,
       clock: this.clock,
-      admitter: this.admitter(),
+      admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
     });
     await this.registries.start();
@@ -153,8 +140,7 @@ export class ApiServer {
     if (this.opts.tokenAuthFile) {
       credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
-    const getSecret = async (name: string) =>
-      (this.registries.cached('', 'secrets', 'kube-system', name) ?? (await this.liveGet('', 'secrets', name, 'kube-system'))) as Secret | undefined;
+    const getSecret = async (name: string) => (await this.registries.lookup('', 'secrets', 'kube-system', name)) as Secret | undefined;
     credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
     this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     this.authorizer = new UnionAuthorizer([
@@ -175,6 +161,14 @@ export class ApiServer {
       logger,
       resolutionMs: this.opts.metricResolutionMs,
     });
+
+    const router = new Router({ metrics: this.metrics, address: () => this.address, ready: () => this.ready });
+    for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient })) router.register(gv);
+    router.register(metricsGroupVersion(this.metricsApi));
+    this.chain = buildHandlerChain(
+      defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err) }),
+      router.handle,
+    );
 
     // Against slowloris: the headers get the read-header bound, the whole request (headers and body;
     // responses such as watches are not counted) the request timeout; Node checks these every
@@ -264,35 +258,6 @@ export class ApiServer {
     await this.store?.close();
   }
 
-  private admitter(): Admitter {
-    const lookups: AdmissionLookups = {
-      // The cache may lag a namespace created a moment ago (etcd's watch is asynchronous): on a miss,
-      // read storage, as upstream's NamespaceLifecycle falls back to a live lookup.
-      getNamespace: async (name) => this.registries.cached('', 'namespaces', '', name) ?? this.liveGet('', 'namespaces', name),
-      getPriorityClass: async (name) =>
-        this.registries.cached('scheduling.k8s.io', 'priorityclasses', '', name) ?? this.liveGet('scheduling.k8s.io', 'priorityclasses', name),
-      listPriorityClasses: async () => this.registries.cachedList('scheduling.k8s.io', 'priorityclasses'),
-    };
-    const chain = new AdmissionChain([
-      new NamespaceLifecycle({ lookups, clock: this.clock }),
-      new DefaultTolerationSeconds(),
-      new PriorityAdmission({ lookups }),
-    ]);
-    return {
-      mutate: (operation, a) => chain.admit({ operation, ...a }),
-      validate: (operation, a) => chain.validate({ operation, ...a }),
-    };
-  }
-
-  private async liveGet(group: string, resource: string, name: string, namespace = ''): Promise<StoredObject | undefined> {
-    try {
-      return await this.registries.of(group, resource).get(namespace, name);
-    } catch (err) {
-      if (hasStatusCode(err, 404)) return undefined;
-      throw err;
-    }
-  }
-
   /** An upgrade goes through the same pipeline; only the streaming subresources take the connection over. */
   private handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A broken client connection ends only itself.
@@ -305,38 +270,18 @@ export class ApiServer {
   private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeRequest, authenticator = this.authenticator): Promise<void> {
     const started = performance.now();
     let info: RequestInfo | undefined;
-    let release: (() => void) | undefined;
     try {
       const target = splitRequestTarget(req.url ?? '/');
       // Only the query is read from url; the path is info.path, as sent (a URL would resolve dot segments).
       const url = new URL('https://kite/');
       url.search = target.query.toString();
       info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
-      const user = await authenticator.authenticate(req);
-      // The loopback components are exempt, as upstream's loopback client is (system:masters).
-      release = authenticator === this.authenticator ? this.inflight.acquire(info, user) : () => undefined;
-      if (!release) {
-        writeTooManyRequests(res);
-        return;
-      }
-      await checkAuthorized(this.authorizer, { user, ...info });
-      this.metrics.trackWatch(info, res);
-      // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
-      if (upgrade && info.verb === 'get' && info.resource === 'pods' && ['exec', 'attach', 'portforward'].includes(info.subresource)) {
-        await checkAuthorized(this.authorizer, { user, ...info, verb: 'create' });
-      }
-      // The slot is held until the handler is done, even when its client got a 504 before that.
-      const slot = release;
-      release = undefined;
-      const work = (info.isResourceRequest ? this.handleResource(req, res, url, info, user, upgrade) : this.handleNonResource(req, res, url, info)).finally(slot);
-      if (upgrade || isLongRunning(info)) await work;
-      else await withDeadline(work, requestDeadlineMs(url.searchParams, this.limits.requestTimeoutMs), this.clock, (err) => this.lateError(req, err));
+      await this.chain({ req, res, url, info, upgrade, authenticator, loopback: authenticator !== this.authenticator });
     } catch (err) {
       const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
       if (!res.headersSent) writeError(res, status);
       else if (!res.writableEnded) res.destroy();
     } finally {
-      release?.();
       this.metrics.observe(info, res.statusCode, performance.now() - started);
     }
   }
@@ -344,129 +289,6 @@ export class ApiServer {
   /** A handler that failed after its request had timed out: its client has its 504 already. */
   private lateError(req: IncomingMessage, err: unknown): void {
     if (!(err instanceof StatusError)) this.opts.logger.error({ err, url: req.url, method: req.method }, 'request failed after its timeout');
-  }
-
-  private async handleNonResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
-    const path = info.path.replace(/\/+$/, '') || '/';
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed(`the server does not allow this method on the requested resource`);
-    const accept = req.headers.accept;
-    switch (path) {
-      case '/version':
-        return writeObject(res, 200, versionInfo());
-      case '/healthz':
-      case '/livez':
-      case '/readyz':
-        return this.health(res, path, url);
-      case '/metrics':
-        return writeText(res, 200, await this.metrics.render(), this.metrics.contentType);
-      case '/api':
-      case '/apis': {
-        const aggregated = wantsAggregatedDiscovery(accept);
-        if (aggregated) {
-          const body = `${JSON.stringify(aggregatedDiscovery(path === '/api', aggregated))}\n`;
-          res.writeHead(200, { 'Content-Type': aggregatedContentType(aggregated), 'Content-Length': String(Buffer.byteLength(body)) });
-          res.end(body);
-          return;
-        }
-        return writeObject(res, 200, path === '/api' ? apiVersions(this.address) : apiGroupList());
-      }
-      case '/openapi/v2':
-        return serveOpenAPIV2(req, res);
-      case '/openapi/v3':
-        return writeObject(res, 200, openapiV3Root());
-    }
-    if (path.startsWith('/openapi/v3/')) {
-      const doc = openapiV3Doc(path.slice('/openapi/v3/'.length));
-      if (!doc) throw notFoundPath();
-      const etag = `"${doc.hash}"`;
-      if (req.headers['if-none-match'] === etag) {
-        res.writeHead(304, { ETag: etag });
-        res.end();
-        return;
-      }
-      // A request naming the current hash may be cached forever, as upstream allows.
-      const immutable = url.searchParams.get('hash') === doc.hash;
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        ETag: etag,
-        'Cache-Control': immutable ? 'public, immutable' : 'no-cache, no-store, must-revalidate',
-        'Content-Length': String(Buffer.byteLength(doc.body)),
-      });
-      res.end(doc.body);
-      return;
-    }
-    if (info.apiPrefix === 'apis' && info.apiGroup === '' && path.split('/').filter(Boolean).length === 2) {
-      const group = path.split('/').filter(Boolean)[1]!;
-      const doc = apiGroupDoc(group);
-      if (!doc) throw notFoundPath();
-      return writeObject(res, 200, doc);
-    }
-    if (info.apiVersion && info.parts.length === 0) {
-      const doc = apiResourceList(info.apiGroup, info.apiVersion);
-      if (!doc) throw notFoundPath();
-      return writeObject(res, 200, doc);
-    }
-    throw notFoundPath();
-  }
-
-  private health(res: ServerResponse, path: string, url: URL): void {
-    const checks: [string, boolean][] = [
-      ['ping', true],
-      ['log', true],
-      ['etcd', this.ready],
-      ...(path === '/readyz' ? ([['informer-sync', this.ready]] as [string, boolean][]) : []),
-    ];
-    const ok = checks.every(([, pass]) => pass);
-    const name = path.slice(1);
-    if (url.searchParams.has('verbose')) {
-      const lines = checks.map(([n, pass]) => `[${pass ? '+' : '-'}]${n} ${pass ? 'ok' : 'failed: reason withheld'}`);
-      lines.push(ok ? `${name} check passed` : `${name} check failed`);
-      return writeText(res, ok ? 200 : 500, `${lines.join('\n')}\n`);
-    }
-    writeText(res, ok ? 200 : 500, ok ? 'ok' : `${checks.filter(([, p]) => !p).map(([n]) => `[-]${n} failed: reason withheld`).join('\n')}\n${name} check failed`);
-  }
-
-  private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: ResourceRequest['user'], upgrade?: UpgradeRequest): Promise<void> {
-    if (info.apiGroup === METRICS_GROUP && this.metricsApi) {
-      const output = negotiateOutput(req.headers.accept, true);
-      const body = this.metricsApi.serve(info, url.searchParams);
-      return writeObject(res, 200, output.kind === 'table' ? metricsTable(body, url.searchParams.get('includeObject')) : body, output.yaml);
-    }
-    const registry = this.registries.get(info.apiGroup, info.apiVersion, info.resource);
-    if (!registry) throw notFoundPath();
-    const resource = registry.info;
-    // Cluster-scoped resources take no namespace (a namespace object names itself as its namespace).
-    if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw notFoundPath();
-    const output = negotiateOutput(req.headers.accept, true);
-    const scoped = resource.namespaced ? info : { ...info, namespace: '' };
-    const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
-    if (info.subresource) return handleSubresource(r, this.kubeletClient, upgrade);
-    // A verb the resource does not serve has no route upstream (namespaces take no deletecollection).
-    if (!resource.verbs.includes(info.verb)) throw methodNotAllowed();
-    switch (info.verb) {
-      case 'get':
-        return handleGet(r);
-      case 'list':
-        return handleList(r);
-      case 'watch':
-        return handleWatch(r);
-      case 'create':
-        if (info.name) throw methodNotAllowed('the server does not allow this method on the requested resource');
-        return handleCreate(r);
-      // A collection takes no PUT or PATCH: upstream routes none there (405).
-      case 'update':
-        if (!info.name) throw methodNotAllowed();
-        return handleUpdate(r);
-      case 'patch':
-        if (!info.name) throw methodNotAllowed();
-        return handlePatch(r);
-      case 'delete':
-        return handleDelete(r);
-      case 'deletecollection':
-        return handleDeleteCollection(r);
-      default:
-        throw methodNotAllowed('the server does not allow this method on the requested resource');
-    }
   }
 }
 

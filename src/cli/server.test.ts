@@ -23,3 +23,10 @@ describe('kite server request limits', () => {
     assert.throws(() => optionsOf('--request-timeout', 'soon'), /invalid duration "soon"/);
   });
 });
+
+describe('kite server admission flags', () => {
+  it('passes the lists on and refuses an unknown plugin in one line', () => {
+    assert.deepEqual(optionsOf('--disable-admission-plugins', 'Priority,ServiceAccount').admission, { enable: undefined, disable: ['Priority', 'ServiceAccount'] });
+    assert.throws(() => optionsOf('--enable-admission-plugins', 'Bogus'), /^Error: enable-admission-plugins plugin "Bogus" is unknown$/);
+  });
+});

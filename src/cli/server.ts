@@ -6,6 +6,7 @@ import { checkFlags, parseArgs, type ParsedArgs } from '../util/args.js';
 import { parseDuration } from '../api/duration.js';
 import { validateControllers } from '../controllers/descriptors.js';
 import { defaultRequestLimits, type RequestLimits } from '../apiserver/http/filters.js';
+import { enabledPluginNames, type AdmissionPluginFlags } from '../apiserver/admission/plugins.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -18,9 +19,11 @@ export const serverUsage = `  server   Run the API server.
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
            --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
            --max-mutating-requests-inflight N  concurrent mutating requests before 429 (0: no limit), default 200
+           --enable-admission-plugins LIST   admission plugins to run besides the default ones (NamespaceLifecycle, Priority, DefaultTolerationSeconds)
+           --disable-admission-plugins LIST  default admission plugins to turn off
 `;
 
-export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight'];
+export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -34,6 +37,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     controllers: parseControllers(args.flags.get('controllers')),
     metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
     limits: requestLimits(args),
+    admission: admissionPlugins(args),
     logger,
   };
 }
@@ -53,6 +57,14 @@ function requestLimits(args: ParsedArgs): RequestLimits {
     maxRequestsInflight: count('max-requests-inflight', defaultRequestLimits.maxRequestsInflight),
     maxMutatingRequestsInflight: count('max-mutating-requests-inflight', defaultRequestLimits.maxMutatingRequestsInflight),
   };
+}
+
+/** The admission flags, checked here so an unknown plugin is one line at start. */
+function admissionPlugins(args: ParsedArgs): AdmissionPluginFlags {
+  const list = (flag: string) => args.flags.get(flag)?.split(',').filter((p) => p !== '');
+  const flags = { enable: list('enable-admission-plugins'), disable: list('disable-admission-plugins') };
+  enabledPluginNames(flags);
+  return flags;
 }
 
 function metricResolution(text: string | undefined): number | undefined {

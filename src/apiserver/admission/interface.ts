@@ -35,9 +35,13 @@ export interface ValidatingAdmissionPlugin extends AdmissionPlugin {
   validate(a: AdmissionAttributes): Promise<void>;
 }
 
-/** Reads the plugins need, served from the API server's own caches (no HTTP round trip). */
+/**
+ * What plugins read, by group and resource (upstream's shared informers' listers): served from the
+ * registries' watch caches, with a live read on a miss (etcd's watch can lag a create by a moment).
+ */
 export interface AdmissionLookups {
-  getNamespace(name: string): Promise<KubeObject | undefined>;
-  getPriorityClass(name: string): Promise<KubeObject | undefined>;
-  listPriorityClasses(): Promise<KubeObject[]>;
+  /** One object ('' namespace for cluster-scoped ones); undefined when it does not exist. */
+  get(group: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Every object of the resource, from the cache. */
+  list(group: string, resource: string): Promise<KubeObject[]>;
 }

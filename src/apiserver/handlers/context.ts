@@ -9,6 +9,7 @@ import type { Output } from '../http/negotiation.js';
 import type { Registry } from '../registry/registry.js';
 import type { Registries } from '../registry/registries.js';
 import type { Clock } from '../../util/clock.js';
+import type { UpgradeRequest } from '../../streaming/upgrade.js';
 import { badRequest } from '../../api/errors.js';
 import { queryBool, queryInt64 } from '../../api/query.js';
 
@@ -23,6 +24,8 @@ export interface ResourceRequest {
   registries: Registries;
   output: Output;
   clock: Clock;
+  /** The connection of an upgrade request (exec, attach, portforward). */
+  upgrade?: UpgradeRequest;
 }
 
 export function query(r: ResourceRequest, name: string): string | undefined {

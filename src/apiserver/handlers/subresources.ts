@@ -4,12 +4,14 @@ import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Pod } from '../../api/types.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
 import { labelSelectorAsSelector } from '../../api/labels.js';
-import { badRequest, conflict, invalid, methodNotAllowed, notFound, serviceUnavailable } from '../../api/errors.js';
+import { badRequest, conflict, invalid, notFound, serviceUnavailable } from '../../api/errors.js';
 import { decodeObjectBody, parseJson, readBody } from '../http/body.js';
 import { writeObject } from '../http/respond.js';
 import { mediaType } from '../http/negotiation.js';
 import { applyMergePatch } from '../../api/patch/mergepatch.js';
 import { applyJsonPatch } from '../../api/patch/jsonpatch.js';
+import { applyStrategicMergePatch } from '../../api/patch/strategic.js';
+import { schemaForKind } from '../../api/schema.js';
 import type { JsonObject } from '../../api/patch/json.js';
 import type { DeleteOptions } from '../registry/registry.js';
 import { dryRunOf, type ResourceRequest } from './context.js';
@@ -22,7 +24,6 @@ import { withPodCondition } from '../../api/pod/conditions.js';
 import type { KubeletClient } from '../kubeletclient/client.js';
 import { servePodLog } from '../kubeletclient/podlog.js';
 import { servePodStream } from '../kubeletclient/stream.js';
-import type { UpgradeRequest } from '../../streaming/upgrade.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
 const pods = { group: '', resource: 'pods' };
@@ -47,42 +48,35 @@ async function subresourceBody<T extends { metadata?: { name?: string } }>(r: Re
   return body;
 }
 
+/** A subresource's REST handler; the router has checked that the subresource serves the verb. */
+export type SubresourceHandler = (r: ResourceRequest) => Promise<void>;
+
+/** status and approval: get, update and patch of the parent object, limited to their fields. */
+const statusLike: SubresourceHandler = (r) => {
+  if (r.info.verb === 'get') return handleGet(r);
+  if (r.info.verb === 'update') return handleUpdate(r, r.info.subresource);
+  return handlePatch(r, r.info.subresource);
+};
+const finalize: SubresourceHandler = (r) => handleUpdate(r, 'finalize');
+
 /**
- * kubelet: the API server's client to kubelets, for the node-proxied subresources (absent: they
- * answer 503); upgrade: the connection of an upgrade request (exec, attach, portforward).
+ * Each resource's subresources by name, as upstream's per-resource REST storage ("pods/binding",
+ * "deployments/scale", ...), keyed by group/resource. kubelet: the API server's client to kubelets
+ * for the node-proxied ones (absent: they answer 503).
  */
-export async function handleSubresource(r: ResourceRequest, kubelet?: KubeletClient, upgrade?: UpgradeRequest): Promise<void> {
-  const sub = r.info.subresource;
-  const declared = r.resource.subresources.find((s) => s.name === sub);
-  if (!declared) throw notFound({ group: r.resource.group, resource: `${r.resource.resource}/${sub}` }, r.info.name);
-  const verb = r.info.verb;
-  // Only the methods a subresource has routes for (DELETE on log or exec is a 405, as upstream).
-  if (!declared.verbs.includes(verb === 'connect' || verb === 'watch' ? 'get' : verb)) throw methodNotAllowed();
-  switch (sub) {
-    case 'status':
-    case 'approval':
-      if (verb === 'get') return handleGet(r);
-      if (verb === 'update') return handleUpdate(r, sub);
-      return handlePatch(r, sub);
-    case 'finalize':
-      return handleUpdate(r, 'finalize');
-    case 'binding':
-      return bind(r);
-    case 'eviction':
-      return evict(r);
-    case 'scale':
-      return scale(r);
-    case 'log':
-      if (kubelet) return servePodLog(r, kubelet);
-      return nodeProxied(r);
-    case 'exec':
-    case 'attach':
-    case 'portforward':
-      if (kubelet && r.resource.resource === 'pods') return servePodStream(r, kubelet, upgrade);
-      return nodeProxied(r);
-    default:
-      return nodeProxied(r);
-  }
+export function subresourceStorage(kubelet?: KubeletClient): ReadonlyMap<string, ReadonlyMap<string, SubresourceHandler>> {
+  const log: SubresourceHandler = kubelet ? (r) => servePodLog(r, kubelet) : nodeProxied;
+  const stream: SubresourceHandler = kubelet ? (r) => servePodStream(r, kubelet, r.upgrade) : nodeProxied;
+  const table: [string, Record<string, SubresourceHandler>][] = [
+    ['/namespaces', { status: statusLike, finalize }],
+    ['/pods', { status: statusLike, binding: bind, eviction: evict, log, exec: stream, attach: stream, portforward: stream }],
+    ['/nodes', { status: statusLike }],
+    ['/services', { status: statusLike }],
+    ['apps/deployments', { status: statusLike, scale }],
+    ['apps/replicasets', { status: statusLike, scale }],
+    ['certificates.k8s.io/certificatesigningrequests', { status: statusLike, approval: statusLike }],
+  ];
+  return new Map(table.map(([key, subs]) => [key, new Map(Object.entries(subs))]));
 }
 
 async function bind(r: ResourceRequest): Promise<void> {
@@ -169,6 +163,8 @@ function scaleOf(obj: StoredObject): Scale {
   };
 }
 
+const scaleSchema = schemaForKind('autoscaling', 'v1', 'Scale');
+
 async function scale(r: ResourceRequest): Promise<void> {
   if (r.info.verb === 'get') {
     writeObject(r.res, 200, scaleOf(await r.registry.get(r.info.namespace, r.info.name)));
@@ -186,6 +182,8 @@ async function scale(r: ResourceRequest): Promise<void> {
       let wanted: Scale;
       if (r.info.verb === 'update') wanted = decodeSubresourceBody<Scale>(r, body);
       else if (type === 'application/json-patch+json') wanted = applyJsonPatch(before as unknown as JsonObject, parseJson(body)) as unknown as Scale;
+      // As upstream, a strategic merge patch applies against the Scale schema (its directives included).
+      else if (type === 'application/strategic-merge-patch+json') wanted = applyStrategicMergePatch(before as unknown as JsonObject, parseJson(body), scaleSchema) as unknown as Scale;
       else wanted = applyMergePatch(before as unknown as JsonObject, parseJson(body)) as unknown as Scale;
       const replicas = wanted.spec?.replicas ?? 0;
       if (!Number.isInteger(replicas) || replicas < 0) {

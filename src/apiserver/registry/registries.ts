@@ -22,6 +22,7 @@ import {
 } from './strategies/others.js';
 import { certificateSigningRequestStrategy } from './strategies/certificates.js';
 import type { Service } from '../../api/types.js';
+import { hasStatusCode } from '../../api/errors.js';
 
 export interface RegistriesOptions {
   store: Store;
@@ -89,6 +90,21 @@ export class Registries {
   cached(group: string, resource: string, namespace: string, name: string): StoredObject | undefined {
     const reg = this.of(group, resource);
     return this.caches.get(reg.strategy.storagePrefix)?.get(reg.keyFor(namespace, name))?.object;
+  }
+
+  /**
+   * An object from the watch cache, else from storage: the cache may lag a write made a moment ago
+   * (etcd's watch is asynchronous), as upstream's listers fall back to a live lookup.
+   */
+  async lookup(group: string, resource: string, namespace: string, name: string): Promise<StoredObject | undefined> {
+    const cached = this.cached(group, resource, namespace, name);
+    if (cached) return cached;
+    try {
+      return await this.of(group, resource).get(namespace, name);
+    } catch (err) {
+      if (hasStatusCode(err, 404)) return undefined;
+      throw err;
+    }
   }
 
   cachedList(group: string, resource: string): StoredObject[] {

@@ -8,26 +8,16 @@ import { PassThrough, Readable } from 'node:stream';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Client } from '../../client/client.js';
 import { RestClient, type HttpRequest, type HttpResponse, type RoundTripper } from '../../client/rest.js';
-import { methodNotAllowed, StatusError } from '../../api/errors.js';
+import { StatusError } from '../../api/errors.js';
 import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { realClock, type Clock } from '../../util/clock.js';
-import { AdmissionChain } from '../admission/chain.js';
-import { NamespaceLifecycle } from '../admission/plugins/namespacelifecycle.js';
-import { DefaultTolerationSeconds } from '../admission/plugins/defaulttolerationseconds.js';
-import { PriorityAdmission } from '../admission/plugins/priority.js';
-import type { AdmissionLookups } from '../admission/interface.js';
+import { newAdmitter } from '../admission/plugins.js';
 import type { UserInfo } from '../authn/user.js';
 import { bootstrapObjects } from '../bootstrap.js';
-import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handleUpdate } from '../handlers/crud.js';
-import type { ResourceRequest } from '../handlers/context.js';
-import { handlePatch } from '../handlers/patch.js';
-import { handleSubresource } from '../handlers/subresources.js';
-import { handleWatch } from '../handlers/watch.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from '../http/requestinfo.js';
-import { negotiateOutput } from '../http/negotiation.js';
 import { toStatusError, writeError } from '../http/respond.js';
 import { Registries } from '../registry/registries.js';
-import type { Admitter } from '../registry/registry.js';
+import { notFoundPath, storageGroupVersions, type APIGroupVersion } from '../router.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -54,27 +44,23 @@ export class FakeApi {
   readonly actions: Action[] = [];
   private readonly failures: { verb: string; name: string; err: StatusError }[] = [];
 
+  /** The API server's own routes for the stored group versions, by group and version. */
+  private readonly groupVersions: Map<string, APIGroupVersion>;
+
   private constructor(
     readonly store: SqliteStore,
     readonly registries: Registries,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.groupVersions = new Map(storageGroupVersions({ registries, clock }).map((gv) => [`${gv.group}/${gv.version}`, gv]));
+  }
 
   /** A started server with the objects a fresh cluster has (default, kube-system, kube-public, ...). */
   static async start(opts: FakeApiOptions = {}): Promise<FakeApi> {
     const clock = opts.clock ?? realClock;
     const store = new SqliteStore(':memory:');
-    const lookups: AdmissionLookups = {
-      getNamespace: async (name) => registries.cached('', 'namespaces', '', name),
-      getPriorityClass: async (name) => registries.cached('scheduling.k8s.io', 'priorityclasses', '', name),
-      listPriorityClasses: async () => registries.cachedList('scheduling.k8s.io', 'priorityclasses'),
-    };
-    const chain = new AdmissionChain([new NamespaceLifecycle({ lookups, clock }), new DefaultTolerationSeconds(), new PriorityAdmission({ lookups })]);
-    const admitter: Admitter = {
-      mutate: (operation, a) => chain.admit({ operation, ...a }),
-      validate: (operation, a) => chain.validate({ operation, ...a }),
-    };
-    const registries = new Registries({ store, clock, admitter, synchronousWatch: store.synchronousWatch });
+    // The API server's default admission plugins, as it builds them.
+    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock), synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
     return new FakeApi(store, registries, clock);
@@ -119,40 +105,11 @@ export class FakeApi {
     if (i >= 0) throw this.failures.splice(i, 1)[0]!.err;
   }
 
-  // The resource routes of server.ts's handleResource (metrics.k8s.io and the kubelet-proxied subresources aside).
-  private async route(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
-    const registry = info.isResourceRequest ? this.registries.get(info.apiGroup, info.apiVersion, info.resource) : undefined;
-    if (!registry) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
-    const resource = registry.info;
-    if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
-    const output = negotiateOutput(req.headers.accept, true);
-    const scoped = resource.namespaced ? info : { ...info, namespace: '' };
-    const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
-    if (info.subresource) return handleSubresource(r);
-    if (!resource.verbs.includes(info.verb)) throw methodNotAllowed();
-    switch (info.verb) {
-      case 'get':
-        return handleGet(r);
-      case 'list':
-        return handleList(r);
-      case 'watch':
-        return handleWatch(r);
-      case 'create':
-        if (info.name) throw methodNotAllowed();
-        return handleCreate(r);
-      case 'update':
-        if (!info.name) throw methodNotAllowed();
-        return handleUpdate(r);
-      case 'patch':
-        if (!info.name) throw methodNotAllowed();
-        return handlePatch(r);
-      case 'delete':
-        return handleDelete(r);
-      case 'deletecollection':
-        return handleDeleteCollection(r);
-      default:
-        throw methodNotAllowed();
-    }
+  // The API server's own routing for stored resources; the kubelet-proxied subresources answer 503.
+  private route(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
+    const gv = info.isResourceRequest ? this.groupVersions.get(`${info.apiGroup}/${info.apiVersion}`) : undefined;
+    if (!gv) throw notFoundPath();
+    return gv.serve({ req, res, url, info }, user);
   }
 }
 

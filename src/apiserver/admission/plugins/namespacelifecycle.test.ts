@@ -15,6 +15,11 @@ const existing = new Map([
   ['old', namespace('old', 'Terminating')],
 ]);
 
+/** A lookup that serves namespaces only, so a plugin asking for another resource finds nothing. */
+const namespaces = (m: ReadonlyMap<string, KubeObject>) => ({
+  get: async (group: string, resource: string, _ns: string, name: string) => (group === '' && resource === 'namespaces' ? m.get(name) : undefined),
+});
+
 function attrs(operation: AdmissionOperation, resource: string, ns: string, name: string, object?: KubeObject, group = ''): AdmissionAttributes {
   const version = 'v1';
   return { operation, resource: findResource(group, version, resource)!, subresource: '', namespace: ns, name, object, user: { name: 'u', groups: [] }, dryRun: false };
@@ -24,7 +29,7 @@ const pod = (meta: { name?: string; generateName?: string }): KubeObject => ({ a
 /** Admits with virtual time running, so the plugin's short wait for a missing namespace completes. */
 async function run(a: AdmissionAttributes): Promise<unknown> {
   const clock = new FakeClock();
-  const p = new NamespaceLifecycle({ lookups: { getNamespace: async (n) => existing.get(n) }, clock });
+  const p = new NamespaceLifecycle({ lookups: namespaces(existing), clock });
   // The outcome is taken at once: a refusal must not sit unhandled while the clock advances.
   const outcome = p.admit(a).then(
     () => 'admitted',
@@ -88,7 +93,7 @@ void describe('NamespaceLifecycle', () => {
   }
 
   void it('handles create, update and delete but not connect', () => {
-    const p = new NamespaceLifecycle({ lookups: { getNamespace: async (n) => existing.get(n) } });
+    const p = new NamespaceLifecycle({ lookups: namespaces(existing) });
     assert.deepEqual(
       (['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as const).map((op) => p.handles(attrs(op, 'pods', 'dev', 'web'))),
       [true, true, true, false],
@@ -100,7 +105,7 @@ void describe('NamespaceLifecycle', () => {
     const lookups = new Map<string, KubeObject>();
     let calls = 0;
     const p = new NamespaceLifecycle({
-      lookups: { getNamespace: async (n) => (calls++, lookups.get(n)) },
+      lookups: { get: async (_g, _r, _ns, n) => (calls++, lookups.get(n)) },
       clock,
     });
     const done = p.admit(attrs('CREATE', 'pods', 'late', 'web', pod({ name: 'web' })));
@@ -113,7 +118,7 @@ void describe('NamespaceLifecycle', () => {
   });
 
   void it('honours a configured set of immortal namespaces', async () => {
-    const p = new NamespaceLifecycle({ lookups: { getNamespace: async (n) => existing.get(n) }, immortalNamespaces: ['dev'] });
+    const p = new NamespaceLifecycle({ lookups: namespaces(existing), immortalNamespaces: ['dev'] });
     await assert.rejects(p.admit(attrs('DELETE', 'namespaces', '', 'dev')), /this namespace may not be deleted/);
     await p.admit(attrs('DELETE', 'namespaces', '', 'default'));
   });

@@ -18,7 +18,7 @@ export const missingNamespaceWaitMs = 50;
 const namespacesResource = { group: '', resource: 'namespaces' };
 
 export interface NamespaceLifecycleOptions {
-  lookups: Pick<AdmissionLookups, 'getNamespace'>;
+  lookups: Pick<AdmissionLookups, 'get'>;
   /** Namespaces that can never be deleted. */
   immortalNamespaces?: readonly string[];
   clock?: Clock;
@@ -26,7 +26,7 @@ export interface NamespaceLifecycleOptions {
 
 export class NamespaceLifecycle implements MutatingAdmissionPlugin {
   readonly name = pluginName;
-  private readonly lookups: Pick<AdmissionLookups, 'getNamespace'>;
+  private readonly lookups: Pick<AdmissionLookups, 'get'>;
   private readonly immortal: ReadonlySet<string>;
   private readonly clock: Clock;
 
@@ -51,11 +51,11 @@ export class NamespaceLifecycle implements MutatingAdmissionPlugin {
     // Cluster-scoped objects have no namespace to check; deletes are always allowed, to clean up.
     if (a.namespace === '' || a.operation === 'DELETE') return;
 
-    let ns = await this.lookups.getNamespace(a.namespace);
+    let ns = await this.lookups.get('', 'namespaces', '', a.namespace);
     if (!ns && a.operation === 'CREATE') {
       // The namespace may have been created a moment ago and not yet reached the lookup's cache.
       await this.clock.sleep(missingNamespaceWaitMs);
-      ns = await this.lookups.getNamespace(a.namespace);
+      ns = await this.lookups.get('', 'namespaces', '', a.namespace);
     }
     if (!ns) throw notFound(namespacesResource, a.namespace);
 

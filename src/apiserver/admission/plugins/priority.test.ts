@@ -11,8 +11,8 @@ const pc = (name: string, value: number, extra: object = {}): KubeObject => ({ m
 function plugin(classes: KubeObject[]): PriorityAdmission {
   return new PriorityAdmission({
     lookups: {
-      getPriorityClass: async (n) => classes.find((c) => c.metadata?.name === n),
-      listPriorityClasses: async () => classes,
+      get: async (_g, _r, _ns, n) => classes.find((c) => c.metadata?.name === n),
+      list: async () => classes,
     },
   });
 }

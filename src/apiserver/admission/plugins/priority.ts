@@ -30,10 +30,11 @@ export function systemPriorityClassObjects(): PriorityClass[] {
 }
 
 const isPods = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'pods';
-const isPriorityClasses = (a: AdmissionAttributes) => a.resource.group === 'scheduling.k8s.io' && a.resource.resource === 'priorityclasses';
+const group = 'scheduling.k8s.io';
+const isPriorityClasses = (a: AdmissionAttributes) => a.resource.group === group && a.resource.resource === 'priorityclasses';
 
 export interface PriorityAdmissionOptions {
-  lookups: Pick<AdmissionLookups, 'getPriorityClass' | 'listPriorityClasses'>;
+  lookups: AdmissionLookups;
 }
 
 export class PriorityAdmission implements MutatingAdmissionPlugin, ValidatingAdmissionPlugin {
@@ -105,14 +106,14 @@ export class PriorityAdmission implements MutatingAdmissionPlugin, ValidatingAdm
 
   /** A class by name; the system classes resolve even before the server has stored them. */
   private async getClass(name: string): Promise<PriorityClass | undefined> {
-    const stored = (await this.lookups.getPriorityClass(name)) as PriorityClass | undefined;
+    const stored = (await this.lookups.get(group, 'priorityclasses', '', name)) as PriorityClass | undefined;
     return stored ?? systemPriorityClassObjects().find((c) => c.metadata?.name === name);
   }
 
   /** The global default class; with several (a race upstream tolerates too) the lowest value wins. */
   private async defaultClass(): Promise<PriorityClass | undefined> {
     let best: PriorityClass | undefined;
-    for (const pc of (await this.lookups.listPriorityClasses()) as unknown as PriorityClass[]) {
+    for (const pc of (await this.lookups.list(group, 'priorityclasses')) as unknown as PriorityClass[]) {
       if (pc.globalDefault && (!best || best.value > pc.value)) best = pc;
     }
     return best;

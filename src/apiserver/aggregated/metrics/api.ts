@@ -10,6 +10,10 @@ import { rfc3339 } from '../../../api/time.js';
 import { Quantity } from '../../../api/quantity.js';
 import { goDuration } from '../../../api/duration.js';
 import type { RequestInfo } from '../../http/requestinfo.js';
+import type { ResourceInfo } from '../../../api/resources.js';
+import type { APIGroupVersion } from '../../router.js';
+import { negotiateOutput } from '../../http/negotiation.js';
+import { writeObject } from '../../http/respond.js';
 import { badRequest, methodNotAllowed, notFound, StatusError } from '../../../api/errors.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/log.js';
@@ -19,6 +23,12 @@ import type { MetricsStorage, Usage } from './storage.js';
 export const METRICS_GROUP = 'metrics.k8s.io';
 export const METRICS_VERSION = 'v1beta1';
 const apiVersion = `${METRICS_GROUP}/${METRICS_VERSION}`;
+
+/** What discovery lists for the group: get and list, as metrics-server declares them. */
+export const metricsResources: readonly ResourceInfo[] = [
+  { group: METRICS_GROUP, version: METRICS_VERSION, resource: 'nodes', singular: '', kind: 'NodeMetrics', listKind: 'NodeMetricsList', namespaced: false, verbs: ['get', 'list'], subresources: [] },
+  { group: METRICS_GROUP, version: METRICS_VERSION, resource: 'pods', singular: '', kind: 'PodMetrics', listKind: 'PodMetricsList', namespaced: true, verbs: ['get', 'list'], subresources: [] },
+];
 
 export interface NodeMetrics {
   kind: 'NodeMetrics';
@@ -197,5 +207,19 @@ export function metricsTable(body: MetricsBody, includeObject: string | null): u
       const object = includeObject === 'None' ? undefined : includeObject === 'Object' ? m : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: m.metadata };
       return { cells: [m.metadata.name, usage.cpu, usage.memory, m.window], ...(object ? { object } : {}) };
     }),
+  };
+}
+
+/** The group version the router serves, as upstream serves an aggregated APIService's group. */
+export function metricsGroupVersion(api: MetricsApi): APIGroupVersion {
+  return {
+    group: METRICS_GROUP,
+    version: METRICS_VERSION,
+    resources: metricsResources,
+    serve: async ({ req, res, url, info }) => {
+      const output = negotiateOutput(req.headers.accept, true);
+      const body = api.serve(info, url.searchParams);
+      writeObject(res, 200, output.kind === 'table' ? metricsTable(body, url.searchParams.get('includeObject')) : body, output.yaml);
+    },
   };
 }

@@ -1,0 +1,138 @@
+// The admission plugin registry, as kube-apiserver's: every plugin upstream knows in its run order
+// (AllOrderedPlugins), the ones kite implements registered by their upstream names, and
+// --enable-admission-plugins / --disable-admission-plugins on top of upstream's default-on set.
+import type { Clock } from '../../util/clock.js';
+import type { Registries } from '../registry/registries.js';
+import type { Admitter } from '../registry/registry.js';
+import { AdmissionChain, type AnyAdmissionPlugin } from './chain.js';
+import type { AdmissionLookups } from './interface.js';
+import { NamespaceLifecycle, pluginName as namespaceLifecycle } from './plugins/namespacelifecycle.js';
+import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from './plugins/defaulttolerationseconds.js';
+import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
+
+/** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
+export const allOrderedPlugins: readonly string[] = [
+  'AlwaysAdmit',
+  'NamespaceAutoProvision',
+  'NamespaceLifecycle',
+  'NamespaceExists',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'TaintNodesByCondition',
+  'AlwaysPullImages',
+  'ImagePolicyWebhook',
+  'PodSecurity',
+  'PodNodeSelector',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'PodTolerationRestriction',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'DenyServiceExternalIPs',
+  'PodTopologyLabels',
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'AlwaysDeny',
+];
+
+/** The plugins upstream runs when no flag says otherwise (the complement of DefaultOffAdmissionPlugins). */
+const defaultOnPlugins: ReadonlySet<string> = new Set([
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
+  'DefaultTolerationSeconds',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'StorageObjectInUseProtection',
+  'Priority',
+  'TaintNodesByCondition',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'PodSecurity',
+  'PodTopologyLabels',
+  'MutatingAdmissionPolicy',
+  'ValidatingAdmissionPolicy',
+]);
+
+/** What a plugin may be built from: the shared lookups and the server's clock. */
+export interface PluginDependencies {
+  lookups: AdmissionLookups;
+  clock: Clock;
+}
+
+type PluginFactory = (deps: PluginDependencies) => AnyAdmissionPlugin;
+
+/** The plugins kite implements, by upstream name. */
+const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
+  [namespaceLifecycle, ({ lookups, clock }) => new NamespaceLifecycle({ lookups, clock })],
+  [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
+  [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
+]);
+
+export interface AdmissionPluginFlags {
+  /** --enable-admission-plugins: on top of the default-on ones. */
+  enable?: readonly string[];
+  /** --disable-admission-plugins: off even when on by default; enable wins over disable, as upstream. */
+  disable?: readonly string[];
+}
+
+/**
+ * The enabled plugin names in run order. A name upstream does not know is an error; so is enabling
+ * one kite does not implement (upstream default-on plugins kite lacks are simply absent).
+ */
+export function enabledPluginNames(flags: AdmissionPluginFlags = {}): string[] {
+  const known = new Set(allOrderedPlugins);
+  for (const [flag, names] of [['enable', flags.enable], ['disable', flags.disable]] as const) {
+    for (const name of names ?? []) if (!known.has(name)) throw new Error(`${flag}-admission-plugins plugin "${name}" is unknown`);
+  }
+  for (const name of flags.enable ?? []) {
+    if (!registered.has(name)) throw new Error(`enable-admission-plugins plugin "${name}" is not implemented by kite (it has ${[...registered.keys()].join(', ')})`);
+  }
+  const enable = new Set(flags.enable);
+  const disable = new Set(flags.disable);
+  return allOrderedPlugins.filter((name) => registered.has(name) && (enable.has(name) || (defaultOnPlugins.has(name) && !disable.has(name))));
+}
+
+/** The enabled plugins, built in run order. */
+export function newAdmissionPlugins(deps: PluginDependencies, flags?: AdmissionPluginFlags): AnyAdmissionPlugin[] {
+  return enabledPluginNames(flags).map((name) => registered.get(name)!(deps));
+}
+
+/**
+ * What the registries call on every write: the enabled plugins in order, looking objects up in the
+ * registries' caches (with a live read on a miss). `registries` is asked lazily: they are built
+ * with this admitter.
+ */
+export function newAdmitter(registries: () => Registries, clock: Clock, flags?: AdmissionPluginFlags): Admitter {
+  const lookups: AdmissionLookups = {
+    get: (group, resource, namespace, name) => registries().lookup(group, resource, namespace, name),
+    list: async (group, resource) => registries().cachedList(group, resource),
+  };
+  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock }, flags));
+  return {
+    mutate: (operation, a) => chain.admit({ operation, ...a }),
+    validate: (operation, a) => chain.validate({ operation, ...a }),
+  };
+}

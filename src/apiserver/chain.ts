@@ -1,0 +1,122 @@
+// The request path as upstream's DefaultBuildHandlerChain has it: a named, ordered list of filters
+// in front of the router. Each filter is (ctx, next): it may answer and stop, or hand the request on.
+// The chain is composed once at start, so a request costs one call per filter, no closures.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UpgradeRequest } from '../streaming/upgrade.js';
+import type { Clock } from '../util/clock.js';
+import type { RequestAuthenticator } from './authn/union.js';
+import type { UserInfo } from './authn/user.js';
+import { checkAuthorized, type Authorizer } from './authz/authorizer.js';
+import type { RequestInfo } from './http/requestinfo.js';
+import { InflightLimiter, isLongRunning, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
+
+/** One request on its way through the chain; filters fill in what they establish. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** Only the query is read from it; the path is info.path, as sent (a URL would resolve dot segments). */
+  readonly url: URL;
+  readonly info: RequestInfo;
+  /** The connection of an upgrade request (exec, attach, portforward). */
+  readonly upgrade?: UpgradeRequest;
+  /** The listener's authenticator: the loopback listener knows only the components' tokens. */
+  readonly authenticator: RequestAuthenticator;
+  /** Whether the request came in on the loopback listener (the components in this process). */
+  readonly loopback: boolean;
+  /** Who is asking: set by the authentication filter. */
+  user?: UserInfo;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void>;
+export type Filter = (ctx: RequestContext, next: Handler) => Promise<void>;
+
+export interface NamedFilter {
+  readonly name: string;
+  readonly filter: Filter;
+}
+
+/** handler behind filters, the first filter outermost. */
+export function buildHandlerChain(filters: readonly NamedFilter[], handler: Handler): Handler {
+  let next = handler;
+  for (let i = filters.length - 1; i >= 0; i--) {
+    const { filter } = filters[i]!;
+    const inner = next;
+    next = (ctx) => filter(ctx, inner);
+  }
+  return next;
+}
+
+export interface FilterDependencies {
+  authorizer: Authorizer;
+  limits: RequestLimits;
+  inflight: InflightLimiter;
+  clock: Clock;
+  /** A handler that failed after its request had timed out: its client has its 504 already. */
+  onLateError(req: IncomingMessage, err: unknown): void;
+}
+
+/**
+ * kite's filters in upstream's order (outermost first). Audit would follow authentication and
+ * impersonation would follow audit, both before priority, as upstream places them.
+ */
+export function defaultFilters(deps: FilterDependencies): NamedFilter[] {
+  return [
+    { name: 'timeout', filter: timeoutFilter(deps) },
+    { name: 'authentication', filter: authenticationFilter },
+    { name: 'priority', filter: priorityFilter(deps.inflight) },
+    { name: 'authorization', filter: authorizationFilter(deps.authorizer) },
+  ];
+}
+
+/**
+ * WithRequestDeadline and WithTimeoutForNonLongRunningRequests: a non-long-running request gets
+ * --request-timeout (or its shorter `timeout`), then a 504 while the work runs on to its end.
+ */
+function timeoutFilter({ limits, clock, onLateError }: FilterDependencies): Filter {
+  return (ctx, next) => {
+    if (ctx.upgrade || isLongRunning(ctx.info)) return next(ctx);
+    // Read before the work starts: a malformed timeout is a 400 and nothing runs.
+    const ms = requestDeadlineMs(ctx.url.searchParams, limits.requestTimeoutMs);
+    return withDeadline(next(ctx), ms, clock, (err) => onLateError(ctx.req, err));
+  };
+}
+
+/** WithAuthentication: the listener's authenticator names the user, or the request is a 401. */
+const authenticationFilter: Filter = async (ctx, next) => {
+  ctx.user = await ctx.authenticator.authenticate(ctx.req);
+  return next(ctx);
+};
+
+/**
+ * WithMaxInFlightLimit (APF's place): a 429 when the request's pool is full; the slot is held until
+ * the handler is done, even when its client got a 504 before that. The loopback components are
+ * exempt, as upstream's loopback client is (system:masters).
+ */
+function priorityFilter(inflight: InflightLimiter): Filter {
+  return async (ctx, next) => {
+    if (ctx.loopback) return next(ctx);
+    const release = inflight.acquire(ctx.info, ctx.user);
+    if (!release) return writeTooManyRequests(ctx.res);
+    try {
+      await next(ctx);
+    } finally {
+      release();
+    }
+  };
+}
+
+const streamingSubresources = new Set(['exec', 'attach', 'portforward']);
+
+/** WithAuthorization: the authorizers' union allows the request, or it is upstream's 403. */
+function authorizationFilter(authorizer: Authorizer): Filter {
+  return async (ctx, next) => {
+    const { info } = ctx;
+    const user = ctx.user!;
+    await checkAuthorized(authorizer, { user, ...info });
+    // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
+    if (ctx.upgrade && info.verb === 'get' && info.resource === 'pods' && streamingSubresources.has(info.subresource)) {
+      await checkAuthorized(authorizer, { user, ...info, verb: 'create' });
+    }
+    return next(ctx);
+  };
+}
