@@ -40,7 +40,7 @@ import { writeKubeconfig } from '../cli/kubeconfig.js';
 import { Registries } from './registry/registries.js';
 import type { Admitter } from './registry/registry.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
-import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
+import { negotiateOutput, tableOptions, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { toStatusError, writeError, writeObject, writeText } from './http/respond.js';
 import { hasStatusCode, methodNotAllowed, StatusError } from './errors.js';
 import type { StoredObject } from '../api/meta.js';
@@ -428,16 +428,16 @@ export class ApiServer {
 
   private async handleResource(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: ResourceRequest['user'], upgrade?: UpgradeRequest): Promise<void> {
     if (info.apiGroup === METRICS_GROUP && this.metricsApi) {
-      const output = negotiateOutput(req.headers.accept, true);
+      const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
       const body = this.metricsApi.serve(info, url.searchParams);
-      return writeObject(res, 200, output.kind === 'table' ? metricsTable(body, url.searchParams.get('includeObject')) : body, output.yaml);
+      return writeObject(res, 200, output.includeObject ? metricsTable(body, output.includeObject) : body, output.yaml);
     }
     const registry = this.registries.get(info.apiGroup, info.apiVersion, info.resource);
     if (!registry) throw notFoundPath();
     const resource = registry.info;
     // Cluster-scoped resources take no namespace (a namespace object names itself as its namespace).
     if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw notFoundPath();
-    const output = negotiateOutput(req.headers.accept, true);
+    const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
     const scoped = resource.namespaced ? info : { ...info, namespace: '' };
     const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries: this.registries, output, clock: this.clock };
     if (info.subresource) return handleSubresource(r, this.kubeletClient, upgrade);

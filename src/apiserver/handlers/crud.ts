@@ -3,9 +3,10 @@ import type { KubeObject, StoredObject } from '../../api/meta.js';
 import { apiVersionOf } from '../../api/meta.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
-import { toTable } from '../printers/table.js';
+import { zeroNulls } from '../../api/zero.js';
+import { toTable, type IncludeObject } from '../printers/table.js';
 import { badRequest, hasStatusCode, notFound, StatusError } from '../errors.js';
-import { decodeObjectBody, readBody } from '../http/body.js';
+import { checkTypeMeta, decodeObjectBody, readBody } from '../http/body.js';
 import { writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
 import { optionalBoolQuery, dryRunOf, intQuery, objectJson, query, withTypeMeta, type ResourceRequest } from './context.js';
@@ -37,10 +38,9 @@ export function writeServed(r: ResourceRequest, code: number, obj: StoredObject,
   else writeObject(r.res, code, render(r, obj), r.output.yaml, warnings);
 }
 
-function includeObjectOf(r: ResourceRequest): 'None' | 'Metadata' | 'Object' {
-  const v = query(r, 'includeObject') ?? 'Metadata';
-  if (v !== 'None' && v !== 'Metadata' && v !== 'Object') throw badRequest(`includeObject: Unsupported value: "${v}"`);
-  return v;
+/** Checked with the Accept header, before the handler ran (tableOptions). */
+function includeObjectOf(r: ResourceRequest): IncludeObject {
+  return r.output.includeObject ?? 'Metadata';
 }
 
 function partial(obj: StoredObject): unknown {
@@ -97,15 +97,20 @@ export async function decodeInput(r: ResourceRequest, expectName?: string): Prom
 export function prepareInput(r: ResourceRequest, obj: KubeObject, expectName?: string): string[] {
   const { group, version, kind } = r.resource;
   const want = apiVersionOf(group, version);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+  // A patch result never went through the body decoder's type meta check; after it both are strings or null.
+  checkTypeMeta(obj as Record<string, unknown>);
+  // Go's decoder reads null as "", and "" takes the type meta of the request.
+  if (obj.apiVersion && obj.apiVersion !== want) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
   }
-  if (obj.kind !== undefined && obj.kind !== kind) {
-    throw badRequest(`${String(obj.kind)} in version "${version}" cannot be handled as a ${kind}: the object kind does not match the resource`);
+  if (obj.kind && obj.kind !== kind) {
+    throw badRequest(`${obj.kind} in version "${version}" cannot be handled as a ${kind}: the object kind does not match the resource`);
   }
   obj.apiVersion = want;
   obj.kind = kind;
   const { warnings } = checkObject(group, version, kind, obj, fieldValidationOf(r));
+  // Likewise a null name or namespace is "" (absent) below.
+  zeroNulls(group, version, kind, obj as Record<string, unknown>);
   const meta = (obj.metadata ??= {});
   if (r.resource.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== r.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');

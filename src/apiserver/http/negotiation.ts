@@ -1,12 +1,16 @@
 // Accept and Content-Type negotiation: JSON, YAML, server-side Tables and partial object metadata.
 // Protobuf is never produced; clients that list it first also accept JSON.
-import { notAcceptable } from '../errors.js';
+import { badRequest, notAcceptable } from '../errors.js';
+import { fieldErrorMessage, invalid, Path } from '../../api/field.js';
+import type { IncludeObject } from '../printers/table.js';
 
 export type OutputKind = 'object' | 'table' | 'partial';
 
 export interface Output {
   kind: OutputKind;
   yaml: boolean;
+  /** A Table's TableOptions (set by tableOptions). */
+  includeObject?: IncludeObject;
 }
 
 interface MediaRange {
@@ -45,6 +49,19 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean)
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { kind: 'partial', yaml };
   }
   throw notAcceptable(acceptedText);
+}
+
+/**
+ * The TableOptions of a Table answer, checked as upstream's ValidateTableOptions checks them. Upstream
+ * reads them only when it renders the answer, after a write; kite reads them first so an error answer
+ * never follows a write that was done.
+ */
+export function tableOptions(output: Output, query: URLSearchParams): Output {
+  if (output.kind !== 'table') return output;
+  const v = query.get('includeObject') ?? '';
+  if (v === '' || v === 'None' || v === 'Metadata' || v === 'Object') return { ...output, includeObject: v || 'Metadata' };
+  const err = invalid(Path.root('includeObject'), v, "must be 'Metadata', 'Object', 'None', or empty");
+  throw badRequest(`Unable to convert to Table as requested: ${fieldErrorMessage(err)}`);
 }
 
 /** Whether the client asked for aggregated discovery (and which version of it). */
