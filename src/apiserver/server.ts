@@ -332,12 +332,31 @@ export class ApiServer {
       if (upgrade || isLongRunning(info)) await work;
       else await withDeadline(work, requestDeadlineMs(url.searchParams, this.limits.requestTimeoutMs), this.clock, (err) => this.lateError(req, err));
     } catch (err) {
-      const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
-      if (!res.headersSent) writeError(res, status);
-      else if (!res.writableEnded) res.destroy();
+      this.guarded(req, () => {
+        const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
+        if (!res.headersSent) writeError(res, status);
+        else if (!res.writableEnded) res.destroy();
+      });
+      if (!res.writableEnded) this.guarded(req, () => res.destroy());
     } finally {
-      release?.();
-      this.metrics.observe(info, res.statusCode, performance.now() - started);
+      this.guarded(req, () => release?.());
+      this.guarded(req, () => this.metrics.observe(info, res.statusCode, performance.now() - started));
+    }
+  }
+
+  /**
+   * The request path's bookkeeping (the error answer, the in-flight slot, metrics): handle() is not
+   * awaited by anyone, so anything thrown here would end the process. It is logged instead.
+   */
+  private guarded(req: IncomingMessage, step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      try {
+        this.opts.logger.error({ err, url: req.url, method: req.method }, 'request bookkeeping failed');
+      } catch {
+        // A logger that throws has nowhere left to report to.
+      }
     }
   }
 

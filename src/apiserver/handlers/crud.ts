@@ -5,7 +5,8 @@ import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
 import { zeroNulls } from '../../api/zero.js';
 import { toTable, type IncludeObject } from '../printers/table.js';
-import { badRequest, hasStatusCode, notFound, StatusError } from '../errors.js';
+import { badRequest, hasStatusCode, invalid as invalidObject, notFound } from '../errors.js';
+import { invalid, notSupported, Path, type FieldError } from '../../api/field.js';
 import { checkTypeMeta, decodeObjectBody, readBody } from '../http/body.js';
 import { writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
@@ -137,15 +138,19 @@ export async function handleUpdate(r: ResourceRequest, subresource = ''): Promis
   writeServed(r, result.created ? 201 : 200, result.object, warnings);
 }
 
-/** DeleteOptions from the body (kubectl sends one) and the query (curl users do). */
+/** DeleteOptions from the body (kubectl sends one) and the query (curl users do), as upstream's delete handler reads them. */
 export async function deleteOptionsOf(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req);
   let opts: DeleteOptions = {};
   if (body.length > 0 && body.toString('utf8').trim() !== '') {
     const decoded = decodeObjectBody(r.req.headers['content-type'], body);
-    if (decoded.kind !== undefined && decoded.kind !== 'DeleteOptions') {
+    if (decoded.kind && decoded.kind !== 'DeleteOptions') {
       throw badRequest(`DeleteOptions in body is not valid: kind ${JSON.stringify(decoded.kind)} is not DeleteOptions`);
     }
+    // The decoder's type checks (preconditions must be an object, orphanDependents a bool, ...); it is
+    // not a strict decoder, so unknown fields are dropped silently. A null is the field's zero value.
+    checkObject('', 'v1', 'DeleteOptions', decoded, 'Ignore');
+    zeroNulls('', 'v1', 'DeleteOptions', decoded);
     opts = decoded as DeleteOptions;
   }
   const grace = intQuery(r, 'gracePeriodSeconds');
@@ -156,20 +161,24 @@ export async function deleteOptionsOf(r: ResourceRequest): Promise<DeleteOptions
   if (orphan !== undefined) opts.orphanDependents = orphan;
   const dry = r.url.searchParams.getAll('dryRun');
   if (dry.length) opts.dryRun = dry;
-  if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
-    throw invalidDeleteOptions(`propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  if (opts.propagationPolicy && opts.orphanDependents !== undefined) {
-    throw invalidDeleteOptions('propagationPolicy: Invalid value: "' + opts.propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
-  }
-  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
-    throw invalidDeleteOptions(`gracePeriodSeconds: Invalid value: ${opts.gracePeriodSeconds}: must be greater than or equal to 0`);
-  }
+  validateDeleteOptions(opts);
+  // Upstream's rest.BeforeDelete: a negative grace period is read as 1 s.
+  if (opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds < 0) opts.gracePeriodSeconds = 1;
   return opts;
 }
 
-function invalidDeleteOptions(detail: string): StatusError {
-  return new StatusError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${detail}`, { kind: 'DeleteOptions', group: 'meta.k8s.io' });
+/** Upstream's ValidateDeleteOptions: a 422 Invalid for DeleteOptions.meta.k8s.io. */
+function validateDeleteOptions(opts: DeleteOptions): void {
+  const errs: FieldError[] = [];
+  const policyPath = Path.root('propagationPolicy');
+  if (opts.orphanDependents !== undefined && opts.propagationPolicy !== undefined) {
+    errs.push(invalid(policyPath, opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (opts.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
+    errs.push(notSupported(policyPath, opts.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (opts.dryRun?.some((v) => v !== 'All')) errs.push(notSupported(Path.root('dryRun'), opts.dryRun, ['All']));
+  if (errs.length) throw invalidObject('DeleteOptions', 'meta.k8s.io', '', errs);
 }
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {
