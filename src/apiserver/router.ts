@@ -13,7 +13,7 @@ import type { ResourceRequest } from './handlers/context.js';
 import { handlePatch } from './handlers/patch.js';
 import { subresourceStorage, type SubresourceHandler } from './handlers/subresources.js';
 import { handleWatch } from './handlers/watch.js';
-import { negotiateOutput, wantsAggregatedDiscovery } from './http/negotiation.js';
+import { negotiateOutput, tableOptions, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { writeObject, writeText } from './http/respond.js';
 import type { KubeletClient } from './kubeletclient/client.js';
 import type { ApiMetrics } from './metrics.js';
@@ -187,7 +187,7 @@ function serveStored(
   const resource = registry.info;
   // Cluster-scoped resources take no namespace (a namespace object names itself as its namespace).
   if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw notFoundPath();
-  const output = negotiateOutput(req.headers.accept, true);
+  const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
   const scoped = resource.namespaced ? info : { ...info, namespace: '' };
   const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries, output, clock, upgrade };
   if (info.subresource) {

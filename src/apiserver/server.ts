@@ -278,11 +278,30 @@ export class ApiServer {
       info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
       await this.chain({ req, res, url, info, upgrade, authenticator, loopback: authenticator !== this.authenticator });
     } catch (err) {
-      const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
-      if (!res.headersSent) writeError(res, status);
-      else if (!res.writableEnded) res.destroy();
+      this.guarded(req, () => {
+        const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));
+        if (!res.headersSent) writeError(res, status);
+        else if (!res.writableEnded) res.destroy();
+      });
+      if (!res.writableEnded) this.guarded(req, () => res.destroy());
     } finally {
-      this.metrics.observe(info, res.statusCode, performance.now() - started);
+      this.guarded(req, () => this.metrics.observe(info, res.statusCode, performance.now() - started));
+    }
+  }
+
+  /**
+   * The request path's bookkeeping (the error answer, metrics): handle() is not awaited by anyone,
+   * so anything thrown here would end the process. It is logged instead.
+   */
+  private guarded(req: IncomingMessage, step: () => void): void {
+    try {
+      step();
+    } catch (err) {
+      try {
+        this.opts.logger.error({ err, url: req.url, method: req.method }, 'request bookkeeping failed');
+      } catch {
+        // A logger that throws has nowhere left to report to.
+      }
     }
   }
 

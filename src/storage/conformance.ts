@@ -179,6 +179,19 @@ export function describeStoreConformance(name: string, makeStore: () => Promise<
       assert.equal(exact.items.length, 5);
     });
 
+    void it('takes any limit the API allows (up to int64): a huge one, at the current or a pinned revision, is "all"', async () => {
+      for (const k of ['a', 'b']) await store.create(`/huge/${k}`, k);
+      const current = await store.list({ prefix: '/huge/', limit: 2 ** 63 });
+      assert.deepEqual(
+        current.items.map((kv) => kv.value),
+        ['a', 'b'],
+      );
+      assert.equal(current.more, false);
+      const pinned = await store.list({ prefix: '/huge/', limit: Number.MAX_SAFE_INTEGER, revision: current.revision });
+      assert.equal(pinned.items.length, 2);
+      assert.equal(pinned.more, false);
+    });
+
     void it('lists at an old revision, with the values and revisions of then', async () => {
       const a1 = await store.create('/h/a', 'a1');
       const b1 = await store.create('/h/b', 'b1');

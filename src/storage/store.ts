@@ -110,3 +110,12 @@ export class StorageError extends Error {
 export function isStorageError(err: unknown, code?: StorageErrorCode): err is StorageError {
   return err instanceof StorageError && (code === undefined || err.code === code);
 }
+
+/**
+ * ListOptions.limit as a backend can pass it on: 0 for none; else a whole number no larger than a
+ * double holds exactly (the API allows any int64, and a page that large is "everything" anyway).
+ */
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined || !(limit >= 1)) return 0;
+  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER - 1);
+}

@@ -151,6 +151,57 @@ describe('hostile HTTP: paths, resourceVersions, methods, query options', () => 
     }
   });
 
+  it('a continue token of any shape is the 400 "invalid continue token", never a 500', async () => {
+    const b64 = (t: string) => Buffer.from(t).toString('base64url');
+    const tokens: [string, string][] = [
+      [b64('null'), 'invalid continue token: continue key is not valid: server does not recognize this encoded version '],
+      [b64('[]'), 'invalid continue token: continue key is not valid: json: cannot unmarshal array into Go value of type storage.continueToken'],
+      [b64('{"v":"meta.k8s.io/v1","rv":"1","start":"a"}'), 'invalid continue token: continue key is not valid: json: cannot unmarshal string into Go struct field continueToken.rv of type int64'],
+      [b64('{"v":"meta.k8s.io/v1","rv":1,"start":"../x"}'), 'invalid continue token: continue key is not valid: ../x'],
+      ['%2B%2B', 'invalid continue token: continue key is not valid: illegal base64 data at input byte 0'],
+    ];
+    for (const [token, message] of tokens) {
+      assertStatus(await send(admin, 'GET', `/api/v1/namespaces/default/configmaps?limit=1&continue=${token}`), 400, 'BadRequest', message);
+    }
+    // A revision past any the store has is the 504 of an Exact list, not a storage error.
+    const future = b64('{"v":"meta.k8s.io/v1","rv":99999999999,"start":"default/a\\u0000"}');
+    assertStatus(await send(admin, 'GET', `/api/v1/configmaps?limit=1&continue=${future}`), 504, 'Timeout', /^Too large resource version: 99999999999/);
+  });
+
+  it('any int64 limit lists (a larger one is the 400 of ParseInt), at the current or an exact revision', async () => {
+    assert.equal((await send(admin, 'POST', '/api/v1/namespaces/default/configmaps', { body: cm('limits') })).code, 201);
+    const rv = JSON.parse((await send(admin, 'GET', '/api/v1/configmaps')).body).metadata.resourceVersion;
+    for (const q of ['limit=9223372036854775807', `limit=9223372036854775807&resourceVersion=${rv}&resourceVersionMatch=Exact`]) {
+      const r = await send(admin, 'GET', `/api/v1/configmaps?${q}`);
+      assert.equal(r.code, 200, r.body);
+      const list = JSON.parse(r.body);
+      assert.ok(list.items.some((i: { metadata: { name: string } }) => i.metadata.name === 'limits'));
+      assert.equal(list.metadata.continue, undefined);
+    }
+    assertStatus(
+      await send(admin, 'GET', '/api/v1/configmaps?limit=99999999999999999999&resourceVersion=1&resourceVersionMatch=Exact'),
+      400,
+      'BadRequest',
+      'strconv.ParseInt: parsing "99999999999999999999": value out of range',
+    );
+  });
+
+  it('a bad includeObject for a Table is a 400 before the create, which is not done', async () => {
+    const table = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const r = await send(admin, 'POST', '/api/v1/namespaces/default/configmaps?includeObject=bogus', { body: cm('tabled'), headers: table });
+    assertStatus(r, 400, 'BadRequest', `Unable to convert to Table as requested: includeObject: Invalid value: "bogus": must be 'Metadata', 'Object', 'None', or empty`);
+    assert.equal((await send(admin, 'GET', '/api/v1/namespaces/default/configmaps/tabled')).code, 404);
+    assert.equal((await send(admin, 'GET', '/api/v1/namespaces/default/configmaps?includeObject=', { headers: table })).code, 200);
+  });
+
+  it('Accept ranges are read in goautoneg order: q=0 still serves JSON, a higher q wins', async () => {
+    const r = await send(admin, 'GET', '/api/v1/namespaces/default/configmaps', { headers: { Accept: 'application/json;q=0' } });
+    assert.equal(r.code, 200, r.body);
+    assert.match(String(r.headers['content-type']), /^application\/json/);
+    const y = await send(admin, 'GET', '/api/v1/namespaces/default/configmaps', { headers: { Accept: 'application/json;q=0.5, application/yaml' } });
+    assert.match(String(y.headers['content-type']), /^application\/yaml/);
+  });
+
   it('watch=True (python-kubernetes) is a watch and sees the event', async () => {
     const list = JSON.parse((await send(admin, 'GET', '/api/v1/namespaces/default/configmaps')).body);
     const watch = send(admin, 'GET', `/api/v1/namespaces/default/configmaps?watch=True&timeoutSeconds=2&resourceVersion=${list.metadata.resourceVersion}`);

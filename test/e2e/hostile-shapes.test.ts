@@ -180,6 +180,39 @@ describe('nulls and odd shapes in request bodies', () => {
     assert.match(r.json().message, /^Eviction in version "v1" cannot be handled as a Eviction: json: cannot unmarshal number into Go struct field DeleteOptions\.deleteOptions\.dryRun of type \[\]string$/);
   });
 
+  it('refuses a Binding without a target name or with another name, as BindingREST does', async () => {
+    const noTarget = JSON.stringify({ apiVersion: 'v1', kind: 'Binding', metadata: { name: 'exists' }, target: { kind: 'Pod' } });
+    const r = await req({ method: 'POST', path: `${pods}/exists/binding`, body: noTarget });
+    assertInvalid(r, '', 'Binding', 'exists', [{ reason: 'FieldValueNotSupported', field: 'target.kind' }, required('target.name')]);
+    assert.equal(r.json().message, 'Binding "exists" is invalid: [target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>", target.name: Required value]');
+    // Upstream compares the names as they are: a Binding without one does not name the pod of the URL.
+    const unnamed = await req({ method: 'POST', path: `${pods}/exists/binding`, body: JSON.stringify({ apiVersion: 'v1', kind: 'Binding', target: { name: 'n1' } }) });
+    assert.equal(unnamed.code, 400, unnamed.body);
+    assert.equal(unnamed.json().message, 'name in URL does not match name in Binding object');
+  });
+
+  it('type-checks DeleteOptions bodies as the decoder does, and reads nulls as absent', async () => {
+    const configmaps = '/api/v1/namespaces/default/configmaps';
+    assert.equal((await req({ method: 'POST', path: configmaps, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'del' } }) })).code, 201);
+    for (const [target, field, type] of [
+      [`${configmaps}/del`, 'preconditions', 'v1.Preconditions'],
+      [configmaps, 'preconditions', 'v1.Preconditions'],
+      [`${configmaps}/del`, 'orphanDependents', 'bool'],
+    ]) {
+      const value = field === 'preconditions' ? '"x"' : '"yes"';
+      const r = await req({ method: 'DELETE', path: target, body: `{"${field}":${value}}` });
+      assert.equal(r.code, 400, r.body);
+      assert.equal(r.json().message, `DeleteOptions in version "v1" cannot be handled as a DeleteOptions: json: cannot unmarshal string into Go struct field DeleteOptions.${field} of type ${type}`);
+    }
+    const dry = await req({ method: 'DELETE', path: `${configmaps}/del`, body: '{"dryRun":[null]}' });
+    assertInvalid(dry, 'meta.k8s.io', 'DeleteOptions', '', [{ reason: 'FieldValueNotSupported', field: 'dryRun' }]);
+    assert.equal(dry.json().message, 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{""}: supported values: "All"');
+    assert.equal((await req({ path: `${configmaps}/del` })).code, 200);
+    const deleted = await req({ method: 'DELETE', path: `${configmaps}/del`, body: '{"gracePeriodSeconds":null,"preconditions":null,"propagationPolicy":null}' });
+    assert.equal(deleted.code, 200, deleted.body);
+    assert.equal((await req({ path: `${configmaps}/del` })).code, 404);
+  });
+
   it('kept the pod as it was and wrote nothing for the refused requests', async () => {
     const got = (await req({ path: `${pods}/exists` })).json();
     assert.deepEqual(got.spec.containers.map((c: { name: string }) => c.name), ['c']);

@@ -254,7 +254,8 @@ describe('API server fuzz', () => {
   function materialize(spec: FuzzRequest, own: Own, rv: string): Request {
     const fill = (text: string) => fillTokens(text, own, rv);
     const path = fill(spec.path);
-    const watching = /[?&]watch=/.test(path) || /\/watch\//.test(path) || /[?&]follow=/.test(path);
+    // A bare `watch` (or `follow`) is true to upstream's parameter codec, as `watch=` is.
+    const watching = /[?&](watch|follow)(=|&|$)/.test(path) || /\/watch\//.test(path);
     return {
       method: spec.method,
       path: watching && !/[?&]timeoutSeconds=/.test(path) ? `${path}${path.includes('?') ? '&' : '?'}timeoutSeconds=1` : path,

@@ -3,9 +3,11 @@ import type { KubeObject, StoredObject } from '../../api/meta.js';
 import { apiVersionOf } from '../../api/meta.js';
 import { applyDefaults } from '../../api/defaults/index.js';
 import { checkObject } from '../../api/decode.js';
-import { toTable } from '../printers/table.js';
-import { badRequest, hasStatusCode, notFound, StatusError } from '../../api/errors.js';
-import { decodeObjectBody, readBody } from '../http/body.js';
+import { zeroNulls } from '../../api/zero.js';
+import { toTable, type IncludeObject } from '../printers/table.js';
+import { badRequest, hasStatusCode, invalid as invalidObject, notFound } from '../../api/errors.js';
+import { invalid, notSupported, Path, type FieldError } from '../../api/field.js';
+import { checkTypeMeta, decodeObjectBody, readBody } from '../http/body.js';
 import { writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
 import { optionalBoolQuery, dryRunOf, intQuery, objectJson, query, withTypeMeta, type ResourceRequest } from './context.js';
@@ -37,10 +39,9 @@ export function writeServed(r: ResourceRequest, code: number, obj: StoredObject,
   else writeObject(r.res, code, render(r, obj), r.output.yaml, warnings);
 }
 
-function includeObjectOf(r: ResourceRequest): 'None' | 'Metadata' | 'Object' {
-  const v = query(r, 'includeObject') ?? 'Metadata';
-  if (v !== 'None' && v !== 'Metadata' && v !== 'Object') throw badRequest(`includeObject: Unsupported value: "${v}"`);
-  return v;
+/** Checked with the Accept header, before the handler ran (tableOptions). */
+function includeObjectOf(r: ResourceRequest): IncludeObject {
+  return r.output.includeObject ?? 'Metadata';
 }
 
 function partial(obj: StoredObject): unknown {
@@ -97,15 +98,20 @@ export async function decodeInput(r: ResourceRequest, expectName?: string): Prom
 export function prepareInput(r: ResourceRequest, obj: KubeObject, expectName?: string): string[] {
   const { group, version, kind } = r.resource;
   const want = apiVersionOf(group, version);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+  // A patch result never went through the body decoder's type meta check; after it both are strings or null.
+  checkTypeMeta(obj as Record<string, unknown>);
+  // Go's decoder reads null as "", and "" takes the type meta of the request.
+  if (obj.apiVersion && obj.apiVersion !== want) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
   }
-  if (obj.kind !== undefined && obj.kind !== kind) {
-    throw badRequest(`${String(obj.kind)} in version "${version}" cannot be handled as a ${kind}: the object kind does not match the resource`);
+  if (obj.kind && obj.kind !== kind) {
+    throw badRequest(`${obj.kind} in version "${version}" cannot be handled as a ${kind}: the object kind does not match the resource`);
   }
   obj.apiVersion = want;
   obj.kind = kind;
   const { warnings } = checkObject(group, version, kind, obj, fieldValidationOf(r));
+  // Likewise a null name or namespace is "" (absent) below.
+  zeroNulls(group, version, kind, obj as Record<string, unknown>);
   const meta = (obj.metadata ??= {});
   if (r.resource.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== r.info.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -132,15 +138,19 @@ export async function handleUpdate(r: ResourceRequest, subresource = ''): Promis
   writeServed(r, result.created ? 201 : 200, result.object, warnings);
 }
 
-/** DeleteOptions from the body (kubectl sends one) and the query (curl users do). */
+/** DeleteOptions from the body (kubectl sends one) and the query (curl users do), as upstream's delete handler reads them. */
 export async function deleteOptionsOf(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req);
   let opts: DeleteOptions = {};
   if (body.length > 0 && body.toString('utf8').trim() !== '') {
     const decoded = decodeObjectBody(r.req.headers['content-type'], body);
-    if (decoded.kind !== undefined && decoded.kind !== 'DeleteOptions') {
+    if (decoded.kind && decoded.kind !== 'DeleteOptions') {
       throw badRequest(`DeleteOptions in body is not valid: kind ${JSON.stringify(decoded.kind)} is not DeleteOptions`);
     }
+    // The decoder's type checks (preconditions must be an object, orphanDependents a bool, ...); it is
+    // not a strict decoder, so unknown fields are dropped silently. A null is the field's zero value.
+    checkObject('', 'v1', 'DeleteOptions', decoded, 'Ignore');
+    zeroNulls('', 'v1', 'DeleteOptions', decoded);
     opts = decoded as DeleteOptions;
   }
   const grace = intQuery(r, 'gracePeriodSeconds');
@@ -151,20 +161,24 @@ export async function deleteOptionsOf(r: ResourceRequest): Promise<DeleteOptions
   if (orphan !== undefined) opts.orphanDependents = orphan;
   const dry = r.url.searchParams.getAll('dryRun');
   if (dry.length) opts.dryRun = dry;
-  if (opts.propagationPolicy && !['Orphan', 'Background', 'Foreground'].includes(opts.propagationPolicy)) {
-    throw invalidDeleteOptions(`propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  if (opts.propagationPolicy && opts.orphanDependents !== undefined) {
-    throw invalidDeleteOptions('propagationPolicy: Invalid value: "' + opts.propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set');
-  }
-  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
-    throw invalidDeleteOptions(`gracePeriodSeconds: Invalid value: ${opts.gracePeriodSeconds}: must be greater than or equal to 0`);
-  }
+  validateDeleteOptions(opts);
+  // Upstream's rest.BeforeDelete: a negative grace period is read as 1 s.
+  if (opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds < 0) opts.gracePeriodSeconds = 1;
   return opts;
 }
 
-function invalidDeleteOptions(detail: string): StatusError {
-  return new StatusError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${detail}`, { kind: 'DeleteOptions', group: 'meta.k8s.io' });
+/** Upstream's ValidateDeleteOptions: a 422 Invalid for DeleteOptions.meta.k8s.io. */
+function validateDeleteOptions(opts: DeleteOptions): void {
+  const errs: FieldError[] = [];
+  const policyPath = Path.root('propagationPolicy');
+  if (opts.orphanDependents !== undefined && opts.propagationPolicy !== undefined) {
+    errs.push(invalid(policyPath, opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (opts.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
+    errs.push(notSupported(policyPath, opts.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (opts.dryRun?.some((v) => v !== 'All')) errs.push(notSupported(Path.root('dryRun'), opts.dryRun, ['All']));
+  if (errs.length) throw invalidObject('DeleteOptions', 'meta.k8s.io', '', errs);
 }
 
 export async function handleDelete(r: ResourceRequest): Promise<void> {

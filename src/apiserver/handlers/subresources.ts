@@ -2,7 +2,7 @@
 // (log, exec, attach, portforward) that the kubelet serves.
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Pod } from '../../api/types.js';
-import { invalid as invalidField, Path } from '../../api/field.js';
+import { invalid as invalidField, notSupported, Path, required, type FieldError } from '../../api/field.js';
 import { labelSelectorAsSelector } from '../../api/labels.js';
 import { badRequest, conflict, invalid, notFound, serviceUnavailable } from '../../api/errors.js';
 import { decodeObjectBody, parseJson, readBody } from '../http/body.js';
@@ -42,9 +42,8 @@ function decodeSubresourceBody<T>(r: ResourceRequest, body: Buffer): T {
 /** A Binding or Eviction body, which must name the pod of the URL. */
 async function subresourceBody<T extends { metadata?: { name?: string } }>(r: ResourceRequest, kind: string): Promise<T> {
   const body = decodeSubresourceBody<T>(r, await readBody(r.req));
-  if (body.metadata?.name && body.metadata.name !== r.info.name) {
-    throw badRequest(`name in URL (${r.info.name}) does not match name in ${kind} object (${body.metadata.name})`);
-  }
+  // Upstream's BindingREST and EvictionREST compare the names as they are: an empty one does not match either.
+  if ((body.metadata?.name ?? '') !== r.info.name) throw badRequest(`name in URL does not match name in ${kind} object`);
   return body;
 }
 
@@ -86,8 +85,12 @@ async function bind(r: ResourceRequest): Promise<void> {
     target?: { kind?: string; name?: string };
   }>(r, 'Binding');
   const target = binding.target?.name ?? '';
-  if (binding.target?.kind && binding.target.kind !== 'Node') throw badRequest('must be empty or \'Node\'');
-  if (!target) throw invalid('Binding', '', r.info.name, [invalidField(Path.root('target').child('name'), target, 'must be a node name')]);
+  // Upstream's ValidatePodBinding; its errors reach upstream's client as a 500 (a bare aggregate), a 422 here.
+  const errs: FieldError[] = [];
+  const kind = binding.target?.kind ?? '';
+  if (kind !== '' && kind !== 'Node') errs.push(notSupported(Path.root('target').child('kind'), kind, ['Node', '<empty>']));
+  if (!target) errs.push(required(Path.root('target').child('name'), ''));
+  if (errs.length) throw invalid('Binding', '', r.info.name, errs);
   const now = rfc3339(r.clock.now());
   await r.registry.update(
     r.info.namespace,

@@ -53,7 +53,21 @@ export function decodeObjectBody(contentType: string | undefined, body: Buffer):
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   }
+  checkTypeMeta(value as Record<string, unknown>);
   return value as Record<string, unknown>;
+}
+
+/**
+ * Upstream reads an object's apiVersion and kind first (the JSON serializer's Interpret), into two
+ * strings: Go matches the names case-insensitively, null is "", and any other type is refused.
+ */
+export function checkTypeMeta(obj: Record<string, unknown>): void {
+  for (const [key, v] of Object.entries(obj)) {
+    const field = key.toLowerCase() === 'apiversion' ? 'apiVersion' : key.toLowerCase() === 'kind' ? 'kind' : undefined;
+    if (field === undefined || v === null || typeof v === 'string') continue;
+    const type = typeof v === 'boolean' ? 'bool' : jsonTypeName(v);
+    throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go struct field .${field} of type string`);
+  }
 }
 
 export function jsonTypeName(v: unknown): string {

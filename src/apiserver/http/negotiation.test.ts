@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { negotiateOutput, wantsAggregatedDiscovery } from './negotiation.js';
+import { negotiateOutput, tableOptions, wantsAggregatedDiscovery } from './negotiation.js';
 import { StatusError } from '../../api/errors.js';
 
 describe('negotiateOutput', () => {
@@ -15,6 +15,12 @@ describe('negotiateOutput', () => {
     ['application/yaml', { kind: 'object', yaml: true }],
     ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', { kind: 'partial', yaml: false }],
     ['application/json;as=Table;v=v2;g=meta.k8s.io,application/json', { kind: 'object', yaml: false }],
+    // goautoneg's order: q first (q=0 is only last, not refused), concrete types before wildcards.
+    ['application/json;q=0', { kind: 'object', yaml: false }],
+    ['application/json;q=0.5,application/yaml', { kind: 'object', yaml: true }],
+    ['application/yaml;q=bogus,application/json;q=0.1', { kind: 'object', yaml: false }],
+    ['*/*,application/yaml', { kind: 'object', yaml: true }],
+    ['*', { kind: 'object', yaml: false }],
     ['application/vnd.kubernetes.protobuf', 406],
     ['text/html', 406],
   ];
@@ -27,6 +33,25 @@ describe('negotiateOutput', () => {
       }
     });
   }
+});
+
+describe('tableOptions', () => {
+  const table = { kind: 'table', yaml: false } as const;
+  it('reads includeObject for a Table, Metadata when absent or empty', () => {
+    assert.equal(tableOptions(table, new URLSearchParams('')).includeObject, 'Metadata');
+    assert.equal(tableOptions(table, new URLSearchParams('includeObject=')).includeObject, 'Metadata');
+    assert.equal(tableOptions(table, new URLSearchParams('includeObject=None')).includeObject, 'None');
+  });
+  it("refuses any other value with upstream's 400, and ignores it when no Table is asked for", () => {
+    assert.throws(
+      () => tableOptions(table, new URLSearchParams('includeObject=bogus')),
+      (err: unknown) =>
+        err instanceof StatusError &&
+        err.code === 400 &&
+        err.message === `Unable to convert to Table as requested: includeObject: Invalid value: "bogus": must be 'Metadata', 'Object', 'None', or empty`,
+    );
+    assert.deepEqual(tableOptions({ kind: 'object', yaml: false }, new URLSearchParams('includeObject=bogus')), { kind: 'object', yaml: false });
+  });
 });
 
 describe('wantsAggregatedDiscovery', () => {

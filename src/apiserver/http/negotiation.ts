@@ -1,12 +1,16 @@
 // Accept and Content-Type negotiation: JSON, YAML, server-side Tables and partial object metadata.
 // Protobuf is never produced; clients that list it first also accept JSON.
-import { notAcceptable } from '../../api/errors.js';
+import { badRequest, notAcceptable } from '../../api/errors.js';
+import { fieldErrorMessage, invalid, Path } from '../../api/field.js';
+import type { IncludeObject } from '../printers/table.js';
 
 export type OutputKind = 'object' | 'table' | 'partial';
 
 export interface Output {
   kind: OutputKind;
   yaml: boolean;
+  /** A Table's TableOptions (set by tableOptions). */
+  includeObject?: IncludeObject;
 }
 
 interface MediaRange {
@@ -30,12 +34,23 @@ export function parseMediaRanges(header: string | undefined): MediaRange[] {
 const acceptedText =
   'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
 
-/** Picks the first acceptable rendering in the client's order. */
+/**
+ * The ranges in goautoneg.ParseAccept's order: higher q first (an unparsable q is 0), then concrete
+ * types before wildcards, else as sent. A q of 0 is not a refusal there: it only sorts last.
+ */
+function byPreference(ranges: MediaRange[]): MediaRange[] {
+  const q = (r: MediaRange) => (r.params.q === undefined ? 1 : Number.parseFloat(r.params.q) || 0);
+  const wild = (r: MediaRange) => (r.type.startsWith('*') ? 2 : 0) + (r.type.endsWith('*') ? 1 : 0);
+  return ranges.map((r) => ({ r, q: q(r), w: wild(r) })).sort((a, b) => b.q - a.q || a.w - b.w).map((x) => x.r);
+}
+
+/** Picks the first acceptable rendering in the client's order of preference. */
 export function negotiateOutput(accept: string | undefined, allowTable: boolean): Output {
-  const ranges = parseMediaRanges(accept);
+  const ranges = byPreference(parseMediaRanges(accept));
   if (ranges.length === 0) return { kind: 'object', yaml: false };
   for (const r of ranges) {
-    const json = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*';
+    // A bare `*` is `*/*` to goautoneg.
+    const json = r.type === 'application/json' || r.type === '*/*' || r.type === '*' || r.type === 'application/*';
     const yaml = r.type === 'application/yaml';
     if (!json && !yaml) continue;
     const as = r.params.as;
@@ -45,6 +60,19 @@ export function negotiateOutput(accept: string | undefined, allowTable: boolean)
     if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { kind: 'partial', yaml };
   }
   throw notAcceptable(acceptedText);
+}
+
+/**
+ * The TableOptions of a Table answer, checked as upstream's ValidateTableOptions checks them. Upstream
+ * reads them only when it renders the answer, after a write; kite reads them first so an error answer
+ * never follows a write that was done.
+ */
+export function tableOptions(output: Output, query: URLSearchParams): Output {
+  if (output.kind !== 'table') return output;
+  const v = query.get('includeObject') ?? '';
+  if (v === '' || v === 'None' || v === 'Metadata' || v === 'Object') return { ...output, includeObject: v || 'Metadata' };
+  const err = invalid(Path.root('includeObject'), v, "must be 'Metadata', 'Object', 'None', or empty");
+  throw badRequest(`Unable to convert to Table as requested: ${fieldErrorMessage(err)}`);
 }
 
 /** Whether the client asked for aggregated discovery (and which version of it). */

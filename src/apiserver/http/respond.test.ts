@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
-import { writeError, writeJson, writeObject } from './respond.js';
+import { validateHeaderValue, type ServerResponse } from 'node:http';
+import { warningHeaders, writeError, writeJson, writeObject } from './respond.js';
 import { methodNotAllowed } from '../../api/errors.js';
 
 /** Just enough of a ServerResponse to see what is written. */
@@ -17,7 +17,7 @@ function recorder() {
       Object.assign(out.headers, headers);
       out.headersSent = true;
     },
-    end: (body: string) => (out.body = body),
+    end: (body: string | Buffer) => (out.body = body.toString()),
   };
   return { res: res as unknown as ServerResponse, out };
 }
@@ -41,5 +41,38 @@ describe('JSON bodies end in a newline, as Go\'s json.Encoder writes them', () =
     const { res, out } = recorder();
     writeObject(res, 200, { a: 1 }, true);
     assert.equal(out.body, 'a: 1\n');
+  });
+});
+
+/** What a client reads: the header's bytes as UTF-8. */
+const onTheWire = (h: string) => Buffer.from(h, 'latin1').toString('utf8');
+
+describe('warningHeaders', () => {
+  it('quotes as upstream: only " and \\ escaped', () => {
+    assert.deepEqual(warningHeaders(['unknown field "spec.a\\b"']), ['299 - "unknown field \\"spec.a\\\\b\\""']);
+  });
+
+  it('sends text beyond Latin-1 as its UTF-8 bytes, in a value Node accepts', () => {
+    const [h] = warningHeaders(['unknown field "名"']);
+    assert.equal(onTheWire(h!), '299 - "unknown field \\"名\\""');
+    for (const v of warningHeaders(['unknown field "名"', 'emoji 😀', 'é'])) assert.doesNotThrow(() => validateHeaderValue('Warning', v));
+    assert.equal(onTheWire(warningHeaders(['emoji 😀'])[0]!), '299 - "emoji 😀"');
+  });
+
+  it('drops texts with control characters and empty ones, and repeats none', () => {
+    assert.deepEqual(warningHeaders(['a\nb', 'c\u0000', 'd\u007f', 'e\u0085', '', 'x', 'x']), ['299 - "x"']);
+  });
+
+  it('reads a lone surrogate as U+FFFD, as Go decoded it', () => {
+    assert.equal(onTheWire(warningHeaders(['bad \ud800 text'])[0]!), '299 - "bad \ufffd text"');
+  });
+
+  it('truncates every warning to 256 runes once they pass 4096 in all, as upstream', () => {
+    const long = (c: string) => c.repeat(1000);
+    const out = warningHeaders(['a', 'b', 'c', 'd', 'e'].map(long));
+    assert.equal(out.length, 5);
+    for (const h of out) assert.equal(h.length, '299 - ""'.length + 256);
+    // Within the budget, nothing is cut.
+    assert.equal(warningHeaders([long('a')])[0]!.length, '299 - ""'.length + 1000);
   });
 });

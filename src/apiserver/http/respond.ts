@@ -17,14 +17,18 @@ export function writeJson(res: ServerResponse, code: number, json: string, warni
 }
 
 function writeBody(res: ServerResponse, code: number, text: string, contentType: string, warnings: string[]): void {
+  // A Buffer body makes Node write the head on its own, as latin1 (with a string body it would write
+  // head and body together as UTF-8, and a warning's bytes would be encoded twice).
+  const body = Buffer.from(text, 'utf8');
   const headers: Record<string, string | string[]> = {
     'Content-Type': contentType,
-    'Content-Length': String(Buffer.byteLength(text)),
+    'Content-Length': String(body.length),
     'Cache-Control': 'no-cache, private',
   };
-  if (warnings.length) headers.Warning = warnings.map(warningHeader);
+  const warning = warningHeaders(warnings);
+  if (warning.length) headers.Warning = warning;
   res.writeHead(code, headers);
-  res.end(text);
+  res.end(body);
 }
 
 export function writeText(res: ServerResponse, code: number, text: string, contentType = 'text/plain; charset=utf-8'): void {
@@ -33,10 +37,63 @@ export function writeText(res: ServerResponse, code: number, text: string, conte
   res.end(text);
 }
 
-/** RFC 7234 warning with code 299 and agent "-", as upstream sends them. */
-export function warningHeader(text: string): string {
-  return `299 - ${JSON.stringify(text)}`;
+// Upstream's warning recorder (k8s.io/apiserver endpoints/filters/warning.go): past this many runes
+// in all, every warning is cut to truncateItemRunes.
+const truncateAtTotalRunes = 4 * 1024;
+const truncateItemRunes = 256;
+
+/**
+ * The Warning header values for these texts, as upstream's recorder and NewWarningHeader make them:
+ * code 299, agent "-", the text quoted with only `"` and `\` escaped; duplicates once; a text that
+ * holds a control character is dropped. Go writes the UTF-8 bytes as they are; Node writes each
+ * header character as one byte (latin1), so the text goes as its UTF-8 bytes spelled in latin1:
+ * the same bytes on the wire, and never a character Node refuses.
+ */
+export function warningHeaders(texts: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const ordered: string[] = [];
+  let out: string[] = [];
+  let written = 0;
+  let truncating = false;
+  for (const text of texts) {
+    if (text === '' || seen.has(text)) continue;
+    if (truncating && written >= truncateAtTotalRunes) break;
+    seen.add(text);
+    ordered.push(text);
+    const item = truncating ? truncateRunes(text) : text;
+    const header = warningHeader(item);
+    if (header === undefined) continue;
+    const runes = runeCount(item);
+    if (written + runes <= truncateAtTotalRunes || truncating) {
+      written += runes;
+      out.push(header);
+      continue;
+    }
+    truncating = true;
+    written = 0;
+    out = [];
+    for (const w of ordered) {
+      const cut = truncateRunes(w);
+      const h = warningHeader(cut);
+      if (h === undefined) continue;
+      written += runeCount(cut);
+      out.push(h);
+    }
+  }
+  return out;
 }
+
+/** One RFC 7234 warning value, or undefined for a text upstream refuses to send. */
+function warningHeader(text: string): string | undefined {
+  // Unicode's Cc category (C0, DEL, C1) is what Go's unicode.IsControl reports.
+  if (/\p{Cc}/u.test(text)) return undefined;
+  // A lone surrogate (JSON's "\ud800") is U+FFFD after Go's decoder, so it is here too.
+  const quoted = `"${text.replace(/\p{Cs}/gu, '\ufffd').replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  return `299 - ${Buffer.from(quoted, 'utf8').toString('latin1')}`;
+}
+
+const runeCount = (s: string) => [...s].length;
+const truncateRunes = (s: string) => (runeCount(s) > truncateItemRunes ? [...s].slice(0, truncateItemRunes).join('') : s);
 
 /** Turns anything thrown into a Status; unexpected errors become 500s (and are reported). */
 export function toStatusError(err: unknown, onUnexpected: (err: unknown) => void): StatusError {

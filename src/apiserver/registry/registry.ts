@@ -273,6 +273,8 @@ export class Registry {
       startAfter = this.rootPrefix + token.start;
       if (!startAfter.startsWith(prefix)) throw badRequest('continue key is not valid for this list');
     }
+    // A token is client data: a revision past any the store can have is the same 504 as an Exact list's.
+    if (revision !== undefined && revision > Number.MAX_SAFE_INTEGER) throw tooLargeResourceVersion(revision, this.deps.cache.resourceVersion);
     const items: StoredObject[] = [];
     let lastKey: string | undefined;
     let more: boolean | undefined;
@@ -297,6 +299,7 @@ export class Registry {
         if (opts.continueToken) throw continueExpired();
         throw expired(`The resourceVersion for the provided list is too old.`);
       }
+      if (isStorageError(err, 'TooLarge')) throw tooLargeResourceVersion(revision ?? 0, this.deps.cache.resourceVersion);
       throw err;
     }
     const result: ListResult = { items, resourceVersion: String(revision ?? 0) };

@@ -2,7 +2,7 @@
 // Every Store key lives at `prefix + key`; writes are transactions comparing the key's create or
 // mod revision, so etcd's global revision is the resourceVersion unchanged.
 import { castGrpcError, Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, Range, type IKeyValue, type IRequestOp, type IWatchResponse } from 'etcd3';
-import { StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
+import { pageLimit, StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
 
 export interface EtcdStoreOptions {
   /** host:port of each member. */
@@ -58,7 +58,7 @@ export class EtcdStore implements Store {
       const range = Range.prefix(this.full(opts.prefix));
       const after = opts.startAfter === undefined ? undefined : this.full(opts.startAfter + '\0');
       const start = after && Buffer.compare(after, range.start) > 0 ? after : range.start;
-      const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+      const limit = pageLimit(opts.limit);
       const res = await this.client.kv.range({ key: start, range_end: range.end, limit, revision: opts.revision || 0 });
       const items = res.kvs.map((kv) => this.toKeyValue(kv));
       return { items, revision: opts.revision || Number(res.header.revision), more: res.more, remaining: Number(res.count) - items.length };

@@ -23,7 +23,7 @@
 // uncommitted reaches a caller: watch events, currentRevision and failed checks follow the COMMIT,
 // and reads wait for an open batch to end.
 import Database from 'better-sqlite3';
-import { StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
+import { pageLimit, StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
 import { SqliteWatch } from './watch.js';
 
 interface Row {
@@ -183,7 +183,7 @@ export class SqliteStore implements Store {
     const hi = prefixEnd(opts.prefix);
     const after = opts.startAfter === undefined ? undefined : opts.startAfter + '\0';
     const lo = after !== undefined && after > opts.prefix ? after : opts.prefix;
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const limit = pageLimit(opts.limit);
     // One row past the limit tells whether there are more; -1 is SQLite's "no limit".
     const rows = this.q.page.all({ lo, hi, rev, limit: limit ? limit + 1 : -1 });
     if (!limit || rows.length <= limit) return { items: rows.map(toKeyValue), revision: rev, more: false, remaining: 0 };

@@ -130,7 +130,7 @@ test('Tables as metrics-server converts them: usage summed over containers, then
   const { clock, api } = setup();
   api.start();
   await clock.advance(15_000);
-  const table = metricsTable(get(api, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb'), null) as { columnDefinitions: { name: string }[]; rows: { cells: unknown[]; object: { kind: string } }[] };
+  const table = metricsTable(get(api, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Dweb'), 'Metadata') as { columnDefinitions: { name: string }[]; rows: { cells: unknown[]; object: { kind: string } }[] };
   assert.deepEqual(table.columnDefinitions.map((c) => c.name), ['Name', 'cpu', 'memory', 'Window']);
   assert.deepEqual(table.rows.map((r) => r.cells), [['web', '250m', '12Mi', '15s']]);
   assert.equal(table.rows[0]!.object.kind, 'PartialObjectMetadata');

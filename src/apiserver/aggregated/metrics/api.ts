@@ -12,13 +12,14 @@ import { goDuration } from '../../../api/duration.js';
 import type { RequestInfo } from '../../http/requestinfo.js';
 import type { ResourceInfo } from '../../../api/resources.js';
 import type { APIGroupVersion } from '../../router.js';
-import { negotiateOutput } from '../../http/negotiation.js';
+import { negotiateOutput, tableOptions } from '../../http/negotiation.js';
 import { writeObject } from '../../http/respond.js';
 import { badRequest, methodNotAllowed, notFound, StatusError } from '../../../api/errors.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/log.js';
 import { Scraper, type ScrapeFn } from './scraper.js';
 import type { MetricsStorage, Usage } from './storage.js';
+import type { IncludeObject } from '../../printers/table.js';
 
 export const METRICS_GROUP = 'metrics.k8s.io';
 export const METRICS_VERSION = 'v1beta1';
@@ -187,7 +188,7 @@ type MetricsBody = ReturnType<MetricsApi['serve']>;
  * metrics-server's ConvertToTable: Name, one column per usage (sorted: cpu, memory; a pod's summed
  * over its containers) and Window. Rows carry the object per includeObject (default Metadata).
  */
-export function metricsTable(body: MetricsBody, includeObject: string | null): unknown {
+export function metricsTable(body: MetricsBody, includeObject: IncludeObject): unknown {
   const items: (NodeMetrics | PodMetrics)[] = 'items' in body ? body.items : [body];
   const usageOf = (m: NodeMetrics | PodMetrics): Usage =>
     'usage' in m
@@ -217,9 +218,9 @@ export function metricsGroupVersion(api: MetricsApi): APIGroupVersion {
     version: METRICS_VERSION,
     resources: metricsResources,
     serve: async ({ req, res, url, info }) => {
-      const output = negotiateOutput(req.headers.accept, true);
+      const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
       const body = api.serve(info, url.searchParams);
-      writeObject(res, 200, output.kind === 'table' ? metricsTable(body, url.searchParams.get('includeObject')) : body, output.yaml);
+      writeObject(res, 200, output.includeObject ? metricsTable(body, output.includeObject) : body, output.yaml);
     },
   };
 }
