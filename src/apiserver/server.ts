@@ -58,6 +58,12 @@ export interface ApiServerOptions {
   components?: readonly Component[];
   /** kube-controller-manager's --controllers for the controllers thread. */
   controllers?: readonly string[];
+  /**
+   * The service accounts (kube-system/<identity>) the controllers run as, as kube-controller-manager's
+   * --use-service-account-credentials: each gets its own loopback token, so each controller is its
+   * own user. Unset: they share the controller manager's identity.
+   */
+  controllerIdentities?: readonly string[];
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
   limits?: RequestLimits;
   /** --enable-admission-plugins / --disable-admission-plugins (default: upstream's default-on set). */
@@ -232,14 +238,23 @@ export class ApiServer {
 
   /** The built-in components run in this process but reach the API like any client, each with its own identity. */
   private componentConfig(name: string): RestConfig {
-    const token = randomBytes(32).toString('base64url');
-    this.loopbackTokens.set(token, { name: `system:${name}`, groups: [] });
+    const token = this.loopbackToken({ name: `system:${name}`, groups: [] });
     return { server: 'http://localhost', socketPath: this.loopbackSocket, token, userAgent: `kite-${name}/v1.33.0` };
+  }
+
+  /** A token of the loopback listener for user; it never leaves the process. */
+  private loopbackToken(user: UserInfo): string {
+    const token = randomBytes(32).toString('base64url');
+    this.loopbackTokens.set(token, user);
+    return token;
   }
 
   /** The cluster CA signs approved CSRs, as kube-controller-manager's --cluster-signing-{cert,key}-file. */
   private controllerOptions(): ControllerManagerConfig {
-    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key'), controllers: this.opts.controllers };
+    const serviceAccountTokens = Object.fromEntries(
+      (this.opts.controllerIdentities ?? []).map((id) => [id, this.loopbackToken({ name: `system:serviceaccount:kube-system:${id}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'] })]),
+    );
+    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key'), controllers: this.opts.controllers, serviceAccountTokens };
   }
 
   async stop(): Promise<void> {

@@ -4,7 +4,7 @@ import { ApiServer, allComponents, type ApiServerOptions, type Component } from 
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from '../util/args.js';
 import { parseDuration } from '../api/duration.js';
-import { validateControllers } from '../controllers/descriptors.js';
+import { controllerDescriptors, validateControllers } from '../controllers/descriptors.js';
 import { defaultRequestLimits, type RequestLimits } from '../apiserver/http/filters.js';
 import { enabledPluginNames, type AdmissionPluginFlags } from '../apiserver/admission/plugins.js';
 
@@ -35,6 +35,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     tokenAuthFile: args.flags.get('token-auth-file'),
     components: parseComponents(args.flags.get('components')),
     controllers: parseControllers(args.flags.get('controllers')),
+    controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
     metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
     limits: requestLimits(args),
     admission: admissionPlugins(args),

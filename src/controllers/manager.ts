@@ -16,6 +16,17 @@ export interface ControllerManagerConfig {
   clusterSigningKeyFile?: string;
   /** kube-controller-manager's --controllers: `*`, `name`, `-name` (default `*`). */
   controllers?: readonly string[];
+  /** A token per controller identity (its service account's); a controller without one uses the manager's. */
+  serviceAccountTokens?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The client config of one controller identity, as upstream's client builder makes it: the base user
+ * agent with "/<identity>" appended, and the identity's own credentials when it has them.
+ */
+export function controllerRestConfig(base: RestConfig, identity: string, tokens: Readonly<Record<string, string>> = {}): RestConfig {
+  const token = Object.hasOwn(tokens, identity) ? tokens[identity] : base.token;
+  return { ...base, token, userAgent: `${base.userAgent ?? 'kite'}/${identity}` };
 }
 
 export interface ControllerManagerOptions extends ControllerManagerConfig {
@@ -32,9 +43,8 @@ export class ControllerManager implements Service {
 
   constructor(opts: ControllerManagerOptions) {
     const enabled = validateControllers(opts.controllers ?? defaultControllers);
-    // Upstream's client builder: the base user agent with "/<identity>" appended.
     const clientFor = (identity: string) => {
-      const rest = new RestClient({ ...opts.rest, userAgent: `${opts.rest.userAgent ?? 'kite'}/${identity}` });
+      const rest = new RestClient(controllerRestConfig(opts.rest, identity, opts.serviceAccountTokens));
       this.rests.push(rest);
       return new Client(rest);
     };

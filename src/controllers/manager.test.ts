@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { controllerRestConfig } from './manager.js';
+import { controllerDescriptors } from './descriptors.js';
+
+const base = { server: 'http://localhost', socketPath: '\0kite', token: 'manager-token', userAgent: 'kite-kube-controller-manager/v1.33.0' };
+
+test('a controller identity with its own token is its own user; the user agent names it', () => {
+  const tokens = { 'namespace-controller': 'ns-token' };
+  assert.deepEqual(controllerRestConfig(base, 'namespace-controller', tokens), { ...base, token: 'ns-token', userAgent: 'kite-kube-controller-manager/v1.33.0/namespace-controller' });
+  assert.deepEqual(controllerRestConfig(base, 'generic-garbage-collector', tokens), { ...base, userAgent: 'kite-kube-controller-manager/v1.33.0/generic-garbage-collector' });
+});
+
+test('a token map cannot hand out a prototype member as a token', () => {
+  assert.equal(controllerRestConfig(base, 'constructor', {}).token, 'manager-token');
+});
+
+test('every controller names the service account upstream runs it as', () => {
+  assert.deepEqual(
+    Object.fromEntries(controllerDescriptors.map((d) => [d.name, d.identity])),
+    {
+      'namespace-controller': 'namespace-controller',
+      'garbage-collector-controller': 'generic-garbage-collector',
+      'certificatesigningrequest-approving-controller': 'certificate-controller',
+      'certificatesigningrequest-signing-controller': 'certificate-controller',
+    },
+  );
+});
