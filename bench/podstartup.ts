@@ -231,7 +231,7 @@ const IDLE_WINDOW_MS = 5_000;
 
 async function runKite(client: Client, meters: CpuMeters): Promise<KiteRun> {
   await client.resource('', 'v1', 'namespaces').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const pods = client.resource<Pod>('', 'v1', 'pods').namespace(ns);
+  const pods = client.resource('pods').namespace(ns);
   const abort = new AbortController();
   // Listed before the first create, so the watch sees every pod from its creation on.
   const watching = followPods(pods, (await pods.list()).metadata?.resourceVersion, abort.signal);

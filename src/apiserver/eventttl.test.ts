@@ -41,7 +41,7 @@ describe('EventSweeper', () => {
     await registries.of('', 'events').create('default', event('recent', '2026-01-01T03:01:00Z'), { dryRun: false, user, subresource: '' });
     const removed = await new EventSweeper(registries, clock, newLogger('test')).sweep();
     assert.equal(removed, 1);
-    assert.deepEqual(registries.cachedList('', 'events').map((e) => e.metadata.name), ['recent']);
+    assert.deepEqual(registries.cachedList('events').map((e) => e.metadata.name), ['recent']);
     registries.stop();
     await store.close();
   });

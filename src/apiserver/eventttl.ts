@@ -41,7 +41,7 @@ export class EventSweeper {
     const events = this.registries.of('', 'events');
     const cutoff = this.clock.now() - eventTTLMs;
     let removed = 0;
-    for (const ev of this.registries.cachedList('', 'events')) {
+    for (const ev of this.registries.cachedList('events')) {
       if (lastRecorded(ev) > cutoff) continue;
       try {
         await events.delete(ev.metadata.namespace ?? '', ev.metadata.name!, { preconditions: { resourceVersion: ev.metadata.resourceVersion } }, { dryRun: false, user: systemUser, subresource: '' });

@@ -26,7 +26,6 @@ import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
 import { BootstrapperAuthorizer, ClusterInfoAuthorizer, clusterInfoPath } from './authz/bootstrap.js';
-import type { Node, Pod, Secret } from '../api/types.js';
 import type { UserInfo } from './authn/user.js';
 import { RequestAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
@@ -146,7 +145,7 @@ export class ApiServer {
     if (this.opts.tokenAuthFile) {
       credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
-    const getSecret = async (name: string) => (await this.registries.lookup('', 'secrets', 'kube-system', name)) as Secret | undefined;
+    const getSecret = (name: string) => this.registries.lookup('secrets', 'kube-system', name);
     credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
     this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     this.authorizer = new UnionAuthorizer([
@@ -160,8 +159,8 @@ export class ApiServer {
     const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] });
     this.kubeletClient = new KubeletClient({ caPem: this.pki.ca.certPem, client: kubeletIdentity });
     this.metricsApi = new MetricsApi({
-      listNodes: () => this.registries.cachedList('', 'nodes') as Node[],
-      listPods: () => this.registries.cachedList('', 'pods') as Pod[],
+      listNodes: () => this.registries.cachedList('nodes'),
+      listPods: () => this.registries.cachedList('pods'),
       scrape: scrapeResourceMetrics(this.kubeletClient),
       clock: this.clock,
       logger,

@@ -64,7 +64,7 @@ async function last(call: () => Promise<unknown>): Promise<Seen> {
 const pod: Pod = { metadata: { name: 'web', namespace: 'default', resourceVersion: '7', uid: 'u1' }, spec: { containers: [] } };
 
 void test('paths, verbs and query parameters', async () => {
-  const pods = client.resource<Pod>('', 'v1', 'pods');
+  const pods = client.resource('pods');
   const deployments = client.resource(findResource('apps', 'v1', 'deployments')!).namespace('prod');
   const nodes = client.resource('', 'v1', 'nodes').namespace('ignored');
   const cases: [string, () => Promise<unknown>, Partial<Seen>][] = [
@@ -143,7 +143,7 @@ void test('watch and log streams', async () => {
 
 void test('client-side errors', async () => {
   assert.throws(() => client.resource('', 'v1', 'widgets'), { message: 'the server doesn\'t have a resource type "widgets" in v1' });
-  const pods = client.resource<Pod>('', 'v1', 'pods');
+  const pods = client.resource('pods');
   await assert.rejects(pods.get('web'), { message: 'an empty namespace may not be set when a resource name is provided' });
   await assert.rejects(pods.namespace('default').patch('web', 'apply', {}), { message: 'fieldManager is required for apply patches' });
   await assert.rejects(pods.namespace('default').update({ metadata: {} }), { message: 'resource name may not be empty' });
@@ -151,7 +151,7 @@ void test('client-side errors', async () => {
 });
 
 void test('a SharedInformer lists and watches through a ResourceClient', async () => {
-  const inf = new SharedInformer<Pod>(client.resource<Pod>('', 'v1', 'pods').namespace('inf'));
+  const inf = new SharedInformer<Pod>(client.resource('pods').namespace('inf'));
   const added = new Promise<string>((resolve) =>
     inf.addEventHandler({ onAdd: (p, initial) => !initial && resolve(p.metadata!.name!) }),
   );

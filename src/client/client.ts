@@ -10,6 +10,7 @@ import type { PodLogOptions } from '../api/validation/podlogoptions.js';
 import type { MetaObject } from './indexer.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import { patchContentTypes, RestClient, type PatchType, type Query, type WatchEvent } from './rest.js';
+import { resourceNamed, type ResourceName, type ResourceTypes } from '../api/kinds.js';
 
 export interface ListOptions {
   labelSelector?: string;
@@ -178,16 +179,18 @@ export class Client {
     this.rest.close();
   }
 
+  /** A served resource by name ("pods", "leases.coordination.k8s.io"), typed by it. */
+  resource<R extends ResourceName>(name: R): ResourceClient<ResourceTypes[R]>;
   resource<T extends MetaObject = MetaObject>(info: ResourceInfo): ResourceClient<T>;
   resource<T extends MetaObject = MetaObject>(group: string, version: string, resource: string): ResourceClient<T>;
   resource<T extends MetaObject = MetaObject>(a: ResourceInfo | string, version?: string, resource?: string): ResourceClient<T> {
-    const info = typeof a === 'string' ? findResource(a, version!, resource!) : a;
+    const info = typeof a !== 'string' ? a : version === undefined ? resourceNamed(a as ResourceName) : findResource(a, version, resource!);
     if (!info) throw new Error(`the server doesn't have a resource type "${resource}" in ${apiVersionOf(a as string, version!)}`);
     return new ResourceClient<T>(this.rest, info);
   }
 
   private pods(ns: string): ResourceClient<Pod> {
-    return this.resource<Pod>('', 'v1', 'pods').namespace(ns);
+    return this.resource('pods').namespace(ns);
   }
 
   /** Assigns a pod to a node through pods/binding, as the scheduler does. */

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import type { ThreadMessage } from '../util/component-thread.js';
 import type { Service } from '../util/lifecycle.js';
 import type { Logger } from '../util/log.js';
@@ -28,7 +27,7 @@ const leaseNamespace = 'kube-system';
 export function runInThread(opts: ThreadOptions): void {
   const { rest, options } = workerData as { rest: RestConfig; options: unknown };
   const leaseRest = new RestClient(rest);
-  const leases = new Client(leaseRest).resource<Lease>('coordination.k8s.io', 'v1', 'leases').namespace(leaseNamespace);
+  const leases = new Client(leaseRest).resource('leases.coordination.k8s.io').namespace(leaseNamespace);
   const identity = `${hostname()}_${randomUUID()}`;
   const stopping = new AbortController();
   let term: Promise<void> = Promise.resolve();

@@ -133,7 +133,7 @@ export class Kubelet implements KubeletHost, Service {
     });
     this.workers = new PodWorkers({ syncer, clock, log });
     this.pleg = new Pleg({ runtime: this.runtime, clock, relistPeriodMs: cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid), log });
-    this.informer = new SharedInformer<Pod>(this.client.resource<Pod>('', 'v1', 'pods'), {
+    this.informer = new SharedInformer<Pod>(this.client.resource('pods'), {
       clock,
       fieldSelector: `spec.nodeName=${cfg.nodeName}`,
       onError: (err) => logger.warn({ err }, 'pod informer'),

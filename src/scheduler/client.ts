@@ -29,14 +29,14 @@ export interface SchedulerClient {
 }
 
 export function schedulerClientFrom(client: Client): SchedulerClient {
-  const pods = client.resource<Pod>('', 'v1', 'pods');
-  const events = client.resource<EventsV1Event>('events.k8s.io', 'v1', 'events');
+  const pods = client.resource('pods');
+  const events = client.resource('events.events.k8s.io');
   return {
     pods,
-    nodes: client.resource<Node>('', 'v1', 'nodes'),
-    namespaces: client.resource<Namespace>('', 'v1', 'namespaces'),
-    services: client.resource<Service>('', 'v1', 'services'),
-    replicaSets: client.resource<ReplicaSet>('apps', 'v1', 'replicasets'),
+    nodes: client.resource('nodes'),
+    namespaces: client.resource('namespaces'),
+    services: client.resource('services'),
+    replicaSets: client.resource('replicasets.apps'),
     bind: (pod, nodeName) => client.bind(pod, nodeName),
     async patchPodStatus(namespace, name, patch) {
       await pods.namespace(namespace).patch(name, 'strategic', { status: patch }, { subresource: 'status' });

@@ -4,7 +4,7 @@
 // goes through one limiter, so the fleet's load on the API server is bounded.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { CoreEvent, Lease, Node, Pod } from '../api/types.js';
+import type { CoreEvent, Node, Pod } from '../api/types.js';
 import { Client } from '../client/client.js';
 import { schemaForKind } from '../api/schema.js';
 import type { JsonObject } from '../api/patch/json.js';
@@ -42,10 +42,10 @@ const fieldManager = 'kite-sim';
 const nodeSchema = schemaForKind('', 'v1', 'Node');
 
 export function clientApi(client: Client): SimApi {
-  const nodes = client.resource<Node>('', 'v1', 'nodes');
-  const pods = client.resource<Pod>('', 'v1', 'pods');
-  const leases = client.resource<Lease>('coordination.k8s.io', 'v1', 'leases').namespace(NODE_LEASE_NAMESPACE);
-  const events = client.resource<CoreEvent>('', 'v1', 'events');
+  const nodes = client.resource('nodes');
+  const pods = client.resource('pods');
+  const leases = client.resource('leases.coordination.k8s.io').namespace(NODE_LEASE_NAMESPACE);
+  const events = client.resource('events');
   return {
     nodes,
     pods,

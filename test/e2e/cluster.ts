@@ -110,7 +110,7 @@ export function watchPods(cluster: Pick<KiteCluster, 'kubeconfig'>, onEvent: (ty
   void (async () => {
     const client = await Client.fromKubeconfig(cluster.kubeconfig);
     try {
-      for await (const ev of client.resource<Pod>('', 'v1', 'pods').namespace('default').watch(fieldSelector ? { fieldSelector } : {}, abort.signal)) {
+      for await (const ev of client.resource('pods').namespace('default').watch(fieldSelector ? { fieldSelector } : {}, abort.signal)) {
         onEvent(ev.type, ev.object as Pod);
       }
     } catch {

@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { UserInfo } from '../authn/user.js';
+import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -40,8 +41,8 @@ export interface ValidatingAdmissionPlugin extends AdmissionPlugin {
  * registries' watch caches, with a live read on a miss (etcd's watch can lag a create by a moment).
  */
 export interface AdmissionLookups {
-  /** One object ('' namespace for cluster-scoped ones); undefined when it does not exist. */
-  get(group: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** One object ('' namespace for cluster-scoped ones), typed by its resource's name; undefined when it does not exist. */
+  get<R extends ResourceName>(resource: R, namespace: string, name: string): Promise<ResourceTypes[R] | undefined>;
   /** Every object of the resource, from the cache. */
-  list(group: string, resource: string): Promise<KubeObject[]>;
+  list<R extends ResourceName>(resource: R): Promise<ResourceTypes[R][]>;
 }

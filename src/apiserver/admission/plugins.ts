@@ -127,8 +127,8 @@ export function newAdmissionPlugins(deps: PluginDependencies, flags?: AdmissionP
  */
 export function newAdmitter(registries: () => Registries, clock: Clock, flags?: AdmissionPluginFlags): Admitter {
   const lookups: AdmissionLookups = {
-    get: (group, resource, namespace, name) => registries().lookup(group, resource, namespace, name),
-    list: async (group, resource) => registries().cachedList(group, resource),
+    get: (resource, namespace, name) => registries().lookup(resource, namespace, name),
+    list: async (resource) => registries().cachedList(resource),
   };
   const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock }, flags));
   return {

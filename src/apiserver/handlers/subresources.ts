@@ -119,7 +119,7 @@ async function evict(r: ResourceRequest): Promise<void> {
   const eviction = await subresourceBody<{ metadata?: { name?: string }; deleteOptions?: DeleteOptions }>(r, 'Eviction');
   const options = eviction.deleteOptions ?? {};
   const dryRun = dryRunOf([...(options.dryRun ?? []), ...r.url.searchParams.getAll('dryRun')]);
-  const pod = (await r.registry.get(r.info.namespace, r.info.name)) as unknown as Pod & StoredObject;
+  const pod = await r.registries.read('pods', r.info.namespace, r.info.name);
   const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
   if (!terminal && !pod.metadata.deletionTimestamp && !dryRun) {
     // Tell the pod why it is going (upstream's DisruptionTarget condition).
@@ -206,7 +206,7 @@ async function scale(r: ResourceRequest): Promise<void> {
 
 /** log, exec, attach and portforward are served by the pod's kubelet. */
 async function nodeProxied(r: ResourceRequest): Promise<void> {
-  const pod = (await r.registry.get(r.info.namespace, r.info.name)) as unknown as Pod & StoredObject;
+  const pod = await r.registries.read('pods', r.info.namespace, r.info.name);
   const node = pod.spec?.nodeName;
   if (!node) throw badRequest(`pod ${r.info.name} does not have a host assigned`);
   throw serviceUnavailable(`no kubelet serves node "${node}": the ${r.info.subresource} subresource needs a kite agent on that node`);

@@ -1,7 +1,7 @@
 // GET pods/{name}/log, as upstream's LogREST + LogLocation: validate the PodLogOptions, pick the
 // container, find the pod's node and its kubelet, and stream the kubelet's
 // /containerLogs/{namespace}/{pod}/{container} back as text/plain.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podLogOptionsFromQuery, podLogOptionsToQuery, validatePodLogOptions } from '../../api/validation/podlogoptions.js';
 import { badRequest, invalid, serviceUnavailable } from '../../api/errors.js';
 import type { ResourceRequest } from '../handlers/context.js';
@@ -41,7 +41,7 @@ export async function servePodLog(r: ResourceRequest, kubelet: KubeletClient): P
   }
   const errs = validatePodLogOptions(opts);
   if (errs.length) throw invalid('PodLogOptions', '', name, errs);
-  const pod = (await r.registry.get(r.info.namespace, name)) as unknown as Pod;
+  const pod = await r.registries.read('pods', r.info.namespace, name);
   const container = logContainer(pod, opts.container);
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) {
@@ -50,7 +50,7 @@ export async function servePodLog(r: ResourceRequest, kubelet: KubeletClient): P
     r.res.end();
     return;
   }
-  const node = (await r.registries.of('', 'nodes').get('', nodeName)) as unknown as Node;
+  const node = await r.registries.read('nodes', '', nodeName);
   const endpoint = kubeletEndpoint(node);
   if (!endpoint) throw serviceUnavailable(`no kubelet serves node "${nodeName}": the log subresource needs a kite agent on that node`);
 

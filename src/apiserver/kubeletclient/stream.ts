@@ -3,7 +3,6 @@
 // its container and its node's kubelet, then connect the client's upgrade to the kubelet's
 // /exec, /attach or /portForward. kubectl's v5 WebSocket is translated to the kubelet's SPDY
 // (upstream's StreamTranslatorHandler); anything else (SPDY, the port-forward tunnel) is relayed.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { queryBool } from '../../api/query.js';
 import { badRequest, serviceUnavailable } from '../../api/errors.js';
 import type { ResourceRequest } from '../handlers/context.js';
@@ -65,11 +64,11 @@ export async function servePodStream(r: ResourceRequest, kubelet: KubeletClient,
   // The options are decoded first: a bad one is refused before the pod is looked up.
   const opts = podStreamOptionsFromQuery(r.url.searchParams);
   const query = sub === 'portforward' ? portForwardQuery(r.url.searchParams) : kubeletStreamQuery(opts, sub === 'exec');
-  const pod = (await r.registry.get(r.info.namespace, name)) as unknown as Pod;
+  const pod = await r.registries.read('pods', r.info.namespace, name);
   const container = sub === 'portforward' ? '' : logContainer(pod, opts.container);
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
-  const node = (await r.registries.of('', 'nodes').get('', nodeName)) as unknown as Node;
+  const node = await r.registries.read('nodes', '', nodeName);
   const endpoint = kubeletEndpoint(node);
   if (!endpoint) throw serviceUnavailable(`no kubelet serves node "${nodeName}": the ${sub} subresource needs a kite agent on that node`);
   // upstream's UpgradeAwareHandler with upgradeRequired.

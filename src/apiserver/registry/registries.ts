@@ -21,8 +21,11 @@ import {
   secretStrategy,
 } from './strategies/others.js';
 import { certificateSigningRequestStrategy } from './strategies/certificates.js';
-import type { Service } from '../../api/types.js';
 import { hasStatusCode } from '../../api/errors.js';
+import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
+
+/** A stored object of a named resource: its type, with the metadata storage always has. */
+export type Typed<R extends ResourceName> = ResourceTypes[R] & StoredObject;
 
 export interface RegistriesOptions {
   store: Store;
@@ -86,37 +89,48 @@ export class Registries {
     return r;
   }
 
+  /** The registry of a served resource by name ("pods", "leases.coordination.k8s.io"). */
+  private named(resource: ResourceName): Registry {
+    const info = resourceNamed(resource);
+    return this.of(info.group, info.resource);
+  }
+
+  /** One stored object, typed by its resource's name (a 404 StatusError when absent). */
+  async read<R extends ResourceName>(resource: R, namespace: string, name: string): Promise<Typed<R>> {
+    return (await this.named(resource).get(namespace, name)) as Typed<R>;
+  }
+
   /** Reads from the watch cache of a registry (admission lookups, allocators). */
-  cached(group: string, resource: string, namespace: string, name: string): StoredObject | undefined {
-    const reg = this.of(group, resource);
-    return this.caches.get(reg.strategy.storagePrefix)?.get(reg.keyFor(namespace, name))?.object;
+  cached<R extends ResourceName>(resource: R, namespace: string, name: string): Typed<R> | undefined {
+    const reg = this.named(resource);
+    return this.caches.get(reg.strategy.storagePrefix)?.get(reg.keyFor(namespace, name))?.object as Typed<R> | undefined;
   }
 
   /**
    * An object from the watch cache, else from storage: the cache may lag a write made a moment ago
    * (etcd's watch is asynchronous), as upstream's listers fall back to a live lookup.
    */
-  async lookup(group: string, resource: string, namespace: string, name: string): Promise<StoredObject | undefined> {
-    const cached = this.cached(group, resource, namespace, name);
+  async lookup<R extends ResourceName>(resource: R, namespace: string, name: string): Promise<Typed<R> | undefined> {
+    const cached = this.cached(resource, namespace, name);
     if (cached) return cached;
     try {
-      return await this.of(group, resource).get(namespace, name);
+      return await this.read(resource, namespace, name);
     } catch (err) {
       if (hasStatusCode(err, 404)) return undefined;
       throw err;
     }
   }
 
-  cachedList(group: string, resource: string): StoredObject[] {
-    const reg = this.of(group, resource);
-    return this.caches.get(reg.strategy.storagePrefix)?.snapshot(reg.strategy.storagePrefix).items.map((i) => i.object) ?? [];
+  cachedList<R extends ResourceName>(resource: R): Typed<R>[] {
+    const reg = this.named(resource);
+    return (this.caches.get(reg.strategy.storagePrefix)?.snapshot(reg.strategy.storagePrefix).items.map((i) => i.object) ?? []) as Typed<R>[];
   }
 
   private serviceAllocations(): { clusterIPs: Set<string>; nodePorts: Set<number> } {
     const clusterIPs = new Set<string>([kubernetesServiceIP]);
     const nodePorts = new Set<number>();
-    for (const obj of this.cachedList('', 'services')) {
-      const spec = (obj as unknown as Service).spec;
+    for (const obj of this.cachedList('services')) {
+      const spec = obj.spec;
       for (const ip of spec?.clusterIPs ?? (spec?.clusterIP ? [spec.clusterIP] : [])) clusterIPs.add(ip);
       for (const p of spec?.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
     }

@@ -12,7 +12,7 @@ describe('FakeApi', () => {
   });
   after(() => api.stop());
 
-  const cms = () => api.client().resource<ConfigMap>('', 'v1', 'configmaps').namespace('default');
+  const cms = () => api.client().resource('configmaps').namespace('default');
 
   it('serves the verbs with the real server semantics', async () => {
     const created = await cms().create({ metadata: { name: 'a', labels: { app: 'x' } }, data: { k: 'v' } });

@@ -49,7 +49,7 @@ export interface EventSink {
 }
 
 export function clientEventSink(client: Client): EventSink {
-  const events = (ns: string | undefined) => client.resource<CoreEvent>('', 'v1', 'events').namespace(ns ?? 'default');
+  const events = (ns: string | undefined) => client.resource('events').namespace(ns ?? 'default');
   return {
     create: (event) => events(event.metadata?.namespace).create(event),
     patch: (event, patch) => events(event.metadata?.namespace).patch(event.metadata?.name ?? '', 'strategic', patch),

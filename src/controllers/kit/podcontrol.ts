@@ -73,7 +73,7 @@ export class RealPodControl implements PodControl {
   ) {}
 
   private pods(namespace: string) {
-    return this.client.resource<Pod>('', 'v1', 'pods').namespace(namespace);
+    return this.client.resource('pods').namespace(namespace);
   }
 
   createPods(namespace: string, template: PodTemplateSpec, controller: MetaObject, controllerRef: OwnerReference): Promise<void> {

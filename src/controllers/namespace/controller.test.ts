@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { FakeApi } from '../../apiserver/testing/fakeapi.js';
 import { SharedInformerFactory } from '../../client/factory.js';
@@ -13,8 +12,8 @@ test('a deleted namespace is emptied, reports what holds it up, and goes once it
   const api = await FakeApi.start({ clock });
   const client = api.client({ name: 'system:kube-controller-manager', groups: ['system:authenticated'] });
   const admin = api.client();
-  const namespaces = admin.resource<Namespace>('', 'v1', 'namespaces');
-  const cms = admin.resource<ConfigMap>('', 'v1', 'configmaps').namespace('doomed');
+  const namespaces = admin.resource('namespaces');
+  const cms = admin.resource('configmaps').namespace('doomed');
   await namespaces.create({ metadata: { name: 'doomed' } });
   await cms.create({ metadata: { name: 'plain' } });
   await cms.create({ metadata: { name: 'held', finalizers: ['example.com/hold'] } });

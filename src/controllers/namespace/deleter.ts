@@ -75,7 +75,7 @@ export function deletionConditions(result: DeleteResult, now: number, old: Names
 
 /** Drops the "kubernetes" finalizer through namespaces/finalize; the API server then removes the namespace. */
 export async function finalize(client: Client, ns: Namespace): Promise<void> {
-  const rc = client.resource<Namespace>('', 'v1', 'namespaces');
+  const rc = client.resource('namespaces');
   const finalizers = (ns.spec?.finalizers ?? []).filter((f) => f !== finalizerKubernetes);
   try {
     await rc.subresource('PUT', ns.metadata!.name!, 'finalize', { ...ns, spec: { ...ns.spec, finalizers } });
@@ -89,7 +89,7 @@ export async function updateConditions(client: Client, ns: Namespace, result: De
   const conditions = deletionConditions(result, clock.now(), ns.status?.conditions);
   if (JSON.stringify(conditions) === JSON.stringify(ns.status?.conditions ?? [])) return ns;
   try {
-    return await client.resource<Namespace>('', 'v1', 'namespaces').updateStatus({ ...ns, status: { ...ns.status, conditions } });
+    return await client.resource('namespaces').updateStatus({ ...ns, status: { ...ns.status, conditions } });
   } catch (err) {
     // A newer version will be synced again; a vanished namespace needs nothing.
     if (!hasStatusCode(err, 404, 409)) throw err;

@@ -163,7 +163,7 @@ interface CertificateAsk {
 /** Creates the CSR and waits for its certificate, as client-go's csr.RequestCertificate + WaitForCertificate. */
 async function requestCertificate(client: Client, opts: BootstrapOptions, clock: Clock, ask: CertificateAsk): Promise<{ certPem: string; keyPem: string }> {
   const { keyPem, csrPem } = await createCertificateRequest(ask.subject);
-  const csrs = client.resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+  const csrs = client.resource('certificatesigningrequests.certificates.k8s.io');
   // Named after the key, as upstream names node-csr-*: a retry with the same key finds its request.
   const publicKey = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
   const name = `node-csr-${createHash('sha512').update(publicKey).update(ask.signerName).digest('base64url').slice(0, 43)}`;

@@ -21,7 +21,7 @@ export interface LeaseClient {
 }
 
 export function leaseClient(client: Client): LeaseClient {
-  const leases = client.resource<Lease>('coordination.k8s.io', 'v1', 'leases').namespace(NODE_LEASE_NAMESPACE);
+  const leases = client.resource('leases.coordination.k8s.io').namespace(NODE_LEASE_NAMESPACE);
   return { get: (name) => leases.get(name), create: (lease) => leases.create(lease), update: (lease) => leases.update(lease) };
 }
 

@@ -24,7 +24,7 @@ export interface NodeClient {
 }
 
 export function nodeClient(client: Client): NodeClient {
-  const nodes = client.resource<Node>('', 'v1', 'nodes');
+  const nodes = client.resource('nodes');
   return {
     create: (node) => nodes.create(node),
     get: (name) => nodes.get(name),

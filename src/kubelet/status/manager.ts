@@ -19,7 +19,7 @@ export interface PodStatusClient {
 
 /** The real client behind PodStatusClient. */
 export function podStatusClient(client: Client): PodStatusClient {
-  const pods = (ns: string) => client.resource<Pod>('', 'v1', 'pods').namespace(ns);
+  const pods = (ns: string) => client.resource('pods').namespace(ns);
   return {
     patchPodStatus: (ns, name, patch) => pods(ns).patch(name, 'strategic', patch, { subresource: 'status' }),
     deletePod: async (ns, name, uid) => {

@@ -4,21 +4,16 @@ import type { KubeObject } from '../../../api/meta.js';
 import { findResource } from '../../../api/resources.js';
 import { FakeClock } from '../../../util/clock.js';
 import { isStatusError } from '../../../api/errors.js';
+import type { Namespace } from '../../../api/types.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
+import { fakeLookups } from '../testing.js';
 import { NamespaceLifecycle, missingNamespaceWaitMs } from './namespacelifecycle.js';
 
-const namespace = (name: string, phase = 'Active'): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase } });
-const existing = new Map([
-  ['default', namespace('default')],
-  ['kube-system', namespace('kube-system')],
-  ['dev', namespace('dev')],
-  ['old', namespace('old', 'Terminating')],
-]);
+const namespace = (name: string, phase = 'Active'): Namespace => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase } });
+const existing = [namespace('default'), namespace('kube-system'), namespace('dev'), namespace('old', 'Terminating')];
 
 /** A lookup that serves namespaces only, so a plugin asking for another resource finds nothing. */
-const namespaces = (m: ReadonlyMap<string, KubeObject>) => ({
-  get: async (group: string, resource: string, _ns: string, name: string) => (group === '' && resource === 'namespaces' ? m.get(name) : undefined),
-});
+const namespaces = (list: Namespace[]) => fakeLookups({ namespaces: list });
 
 function attrs(operation: AdmissionOperation, resource: string, ns: string, name: string, object?: KubeObject, group = ''): AdmissionAttributes {
   const version = 'v1';
@@ -80,7 +75,7 @@ void describe('NamespaceLifecycle', () => {
     ['delete in a terminating namespace', attrs('DELETE', 'pods', 'old', 'web'), 'admitted'],
     ['delete in a missing namespace', attrs('DELETE', 'pods', 'nope', 'web'), 'admitted'],
     ['cluster-scoped create', attrs('CREATE', 'nodes', '', 'n1', { metadata: { name: 'n1' } }), 'admitted'],
-    ['creating a namespace', attrs('CREATE', 'namespaces', '', 'fresh', namespace('fresh')), 'admitted'],
+    ['creating a namespace', attrs('CREATE', 'namespaces', '', 'fresh', { ...namespace('fresh') }), 'admitted'],
     ['deleting an ordinary namespace', attrs('DELETE', 'namespaces', '', 'dev'), 'admitted'],
     ...['default', 'kube-system', 'kube-public'].map((ns): [string, AdmissionAttributes, unknown] => [
       `deleting ${ns}`,
@@ -102,15 +97,12 @@ void describe('NamespaceLifecycle', () => {
 
   void it('a create waits briefly for a namespace its cache has not seen yet', async () => {
     const clock = new FakeClock();
-    const lookups = new Map<string, KubeObject>();
+    const known: Namespace[] = [];
     let calls = 0;
-    const p = new NamespaceLifecycle({
-      lookups: { get: async (_g, _r, _ns, n) => (calls++, lookups.get(n)) },
-      clock,
-    });
+    const p = new NamespaceLifecycle({ lookups: fakeLookups({ namespaces: known }, () => calls++), clock });
     const done = p.admit(attrs('CREATE', 'pods', 'late', 'web', pod({ name: 'web' })));
     await clock.advance(missingNamespaceWaitMs - 1);
-    lookups.set('late', namespace('late'));
+    known.push(namespace('late'));
     assert.equal(calls, 1, 'no second lookup before the wait is over');
     await clock.advance(1);
     await done;

@@ -51,11 +51,11 @@ export class NamespaceLifecycle implements MutatingAdmissionPlugin {
     // Cluster-scoped objects have no namespace to check; deletes are always allowed, to clean up.
     if (a.namespace === '' || a.operation === 'DELETE') return;
 
-    let ns = await this.lookups.get('', 'namespaces', '', a.namespace);
+    let ns = await this.lookups.get('namespaces', '', a.namespace);
     if (!ns && a.operation === 'CREATE') {
       // The namespace may have been created a moment ago and not yet reached the lookup's cache.
       await this.clock.sleep(missingNamespaceWaitMs);
-      ns = await this.lookups.get('', 'namespaces', '', a.namespace);
+      ns = await this.lookups.get('namespaces', '', a.namespace);
     }
     if (!ns) throw notFound(namespacesResource, a.namespace);
 

@@ -1,20 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../../api/meta.js';
+import type { PriorityClass } from '../../../api/types.js';
+import { fakeLookups } from '../testing.js';
 import { findResource } from '../../../api/resources.js';
 import { isStatusError } from '../../../api/errors.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
 import { PriorityAdmission, systemPriorityClassObjects } from './priority.js';
 
-const pc = (name: string, value: number, extra: object = {}): KubeObject => ({ metadata: { name }, value, ...extra });
+const pc = (name: string, value: number, extra: Partial<PriorityClass> = {}): PriorityClass => ({ metadata: { name }, value, ...extra });
 
-function plugin(classes: KubeObject[]): PriorityAdmission {
-  return new PriorityAdmission({
-    lookups: {
-      get: async (_g, _r, _ns, n) => classes.find((c) => c.metadata?.name === n),
-      list: async () => classes,
-    },
-  });
+function plugin(classes: PriorityClass[]): PriorityAdmission {
+  return new PriorityAdmission({ lookups: fakeLookups({ 'priorityclasses.scheduling.k8s.io': classes }) });
 }
 
 function podAttrs(spec: object, operation: AdmissionOperation = 'CREATE', oldSpec?: object): AdmissionAttributes {
@@ -44,7 +40,7 @@ async function refusal(p: Promise<void>): Promise<string> {
 
 test('resolves priority and preemption policy on create', async () => {
   const classes = [pc('high', 1000, { preemptionPolicy: 'Never' }), pc('low', 10, { globalDefault: true, preemptionPolicy: 'PreemptLowerPriority' })];
-  const cases: [string, KubeObject[], object, object][] = [
+  const cases: [string, PriorityClass[], object, object][] = [
     ['named class', classes, { priorityClassName: 'high' }, { priorityClassName: 'high', priority: 1000, preemptionPolicy: 'Never' }],
     ['global default', classes, {}, { priorityClassName: 'low', priority: 10, preemptionPolicy: 'PreemptLowerPriority' }],
     ['no default class', [], {}, { priority: 0, preemptionPolicy: 'PreemptLowerPriority' }],
@@ -79,13 +75,13 @@ test('updates keep the stored priority', async () => {
 
 test('only one global default class', async () => {
   const existing = [pc('low', 10, { globalDefault: true })];
-  const attrs = (operation: AdmissionOperation, obj: KubeObject): AdmissionAttributes => ({
+  const attrs = (operation: AdmissionOperation, obj: PriorityClass): AdmissionAttributes => ({
     operation,
     resource: findResource('scheduling.k8s.io', 'v1', 'priorityclasses')!,
     subresource: '',
     namespace: '',
     name: obj.metadata!.name!,
-    object: obj,
+    object: { ...obj },
     user: { name: 'u', groups: [] },
     dryRun: false,
   });

@@ -106,14 +106,14 @@ export class PriorityAdmission implements MutatingAdmissionPlugin, ValidatingAdm
 
   /** A class by name; the system classes resolve even before the server has stored them. */
   private async getClass(name: string): Promise<PriorityClass | undefined> {
-    const stored = (await this.lookups.get(group, 'priorityclasses', '', name)) as PriorityClass | undefined;
+    const stored = await this.lookups.get('priorityclasses.scheduling.k8s.io', '', name);
     return stored ?? systemPriorityClassObjects().find((c) => c.metadata?.name === name);
   }
 
   /** The global default class; with several (a race upstream tolerates too) the lowest value wins. */
   private async defaultClass(): Promise<PriorityClass | undefined> {
     let best: PriorityClass | undefined;
-    for (const pc of (await this.lookups.list(group, 'priorityclasses')) as unknown as PriorityClass[]) {
+    for (const pc of await this.lookups.list('priorityclasses.scheduling.k8s.io')) {
       if (pc.globalDefault && (!best || best.value > pc.value)) best = pc;
     }
     return best;

@@ -46,11 +46,11 @@ test('the approver approves a bootstrapper\'s node client request through the ap
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const api = await FakeApi.start({ clock });
   const controllerClient = api.client({ name: 'system:kube-controller-manager', groups: ['system:authenticated'] });
-  const csrs = api.client().resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+  const csrs = api.client().resource('certificatesigningrequests.certificates.k8s.io');
   const request = (name: string, user: { username: string; groups: string[] }) =>
     api
       .client({ name: user.username, groups: user.groups })
-      .resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests')
+      .resource('certificatesigningrequests.certificates.k8s.io')
       .create({ metadata: { name }, spec: { request: b64(client.csrPem), signerName: kubeletClient, usages: ['digital signature', 'client auth'] } } as CertificateSigningRequest);
   await request('from-bootstrapper', bootstrapper);
   await request('from-bob', { username: 'bob', groups: ['system:authenticated'] });

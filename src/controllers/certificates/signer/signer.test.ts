@@ -55,9 +55,9 @@ test('the signer issues a certificate that chains to the CA with the requested u
     try {
       const node = api.client({ name: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
       const client = api.client();
-      const csrs = client.resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+      const csrs = client.resource('certificatesigningrequests.certificates.k8s.io');
       const { spec } = csr(csrPem, 'kubernetes.io/kubelet-serving', ['digital signature', 'key encipherment', 'server auth'], { expirationSeconds: 7200 });
-      await node.resource<CertificateSigningRequest>('certificates.k8s.io', 'v1', 'certificatesigningrequests').create({ metadata: { name: 'c' }, spec });
+      await node.resource('certificatesigningrequests.certificates.k8s.io').create({ metadata: { name: 'c' }, spec });
       const conditions = [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved' }];
       await csrs.patch('c', 'merge', { status: { conditions } }, { subresource: 'approval' });
       const signer = new CsrSigner({ client, informers: new SharedInformerFactory({ client }), clock, logger: newLogger('test'), certFile: join(dir, 'pki', 'ca.crt'), keyFile: join(dir, 'pki', 'ca.key') });

@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { qualifiedResourceName, resourceNamed, type ResourceName } from './kinds.js';
+import { resources } from './resources.js';
+
+// Type-checked both ways: a name ResourceTypes lacks, or one it has and this list does not, fails the build.
+const typed = {
+  namespaces: true,
+  pods: true,
+  nodes: true,
+  events: true,
+  configmaps: true,
+  secrets: true,
+  services: true,
+  serviceaccounts: true,
+  endpoints: true,
+  'leases.coordination.k8s.io': true,
+  'deployments.apps': true,
+  'replicasets.apps': true,
+  'endpointslices.discovery.k8s.io': true,
+  'events.events.k8s.io': true,
+  'priorityclasses.scheduling.k8s.io': true,
+  'certificatesigningrequests.certificates.k8s.io': true,
+} satisfies Record<ResourceName, true>;
+
+test('every served resource has its object type, and every typed name is served', () => {
+  assert.deepEqual([...new Set(resources.map(qualifiedResourceName))].sort(), Object.keys(typed).sort());
+});
+
+test('a name finds its group and resource', () => {
+  const lease = resourceNamed('leases.coordination.k8s.io');
+  assert.deepEqual([lease.group, lease.version, lease.resource, lease.kind], ['coordination.k8s.io', 'v1', 'leases', 'Lease']);
+  assert.equal(resourceNamed('events').group, '');
+  assert.equal(resourceNamed('events.events.k8s.io').group, 'events.k8s.io');
+});

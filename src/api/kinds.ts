@@ -1,0 +1,55 @@
+// The object type of every served resource, by the name upstream prints a GroupResource with
+// ("pods", "leases.coordination.k8s.io"), so clients and registries are typed from a resource's
+// name alone: `client.resource('pods')` is a client of Pods.
+import { resources, type ResourceInfo } from './resources.js';
+import type {
+  CertificateSigningRequest,
+  ConfigMap,
+  CoreEvent,
+  Deployment,
+  EndpointSlice,
+  Endpoints,
+  EventsV1Event,
+  Lease,
+  Namespace,
+  Node,
+  Pod,
+  PriorityClass,
+  ReplicaSet,
+  Secret,
+  Service,
+  ServiceAccount,
+} from './types.js';
+
+export interface ResourceTypes {
+  namespaces: Namespace;
+  pods: Pod;
+  nodes: Node;
+  events: CoreEvent;
+  configmaps: ConfigMap;
+  secrets: Secret;
+  services: Service;
+  serviceaccounts: ServiceAccount;
+  endpoints: Endpoints;
+  'leases.coordination.k8s.io': Lease;
+  'deployments.apps': Deployment;
+  'replicasets.apps': ReplicaSet;
+  'endpointslices.discovery.k8s.io': EndpointSlice;
+  'events.events.k8s.io': EventsV1Event;
+  'priorityclasses.scheduling.k8s.io': PriorityClass;
+  'certificatesigningrequests.certificates.k8s.io': CertificateSigningRequest;
+}
+
+export type ResourceName = keyof ResourceTypes;
+
+/** A served resource's name as ResourceTypes keys it: the resource, then ".group" outside the core group. */
+export function qualifiedResourceName(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
+  return info.group ? `${info.resource}.${info.group}` : info.resource;
+}
+
+/** The served resource (its preferred version) that a name stands for. */
+export function resourceNamed(name: ResourceName): ResourceInfo {
+  const info = resources.find((r) => qualifiedResourceName(r) === name);
+  if (!info) throw new Error(`no served resource is named "${name}"`);
+  return info;
+}
