@@ -8,6 +8,7 @@ import type { RequestAuthenticator } from './authn/union.js';
 import type { UserInfo } from './authn/user.js';
 import { checkAuthorized, type Authorizer } from './authz/authorizer.js';
 import type { RequestInfo } from './http/requestinfo.js';
+import { impersonationOf } from './authn/impersonation.js';
 import { InflightLimiter, isLongRunning, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
 
 /** One request on its way through the chain; filters fill in what they establish. */
@@ -56,13 +57,14 @@ export interface FilterDependencies {
 }
 
 /**
- * kite's filters in upstream's order (outermost first). Audit would follow authentication and
- * impersonation would follow audit, both before priority, as upstream places them.
+ * kite's filters in upstream's order (outermost first). Audit would follow authentication, before
+ * impersonation, as upstream places it.
  */
 export function defaultFilters(deps: FilterDependencies): NamedFilter[] {
   return [
     { name: 'timeout', filter: timeoutFilter(deps) },
     { name: 'authentication', filter: authenticationFilter },
+    { name: 'impersonation', filter: impersonationFilter(deps.authorizer) },
     { name: 'priority', filter: priorityFilter(deps.inflight) },
     { name: 'authorization', filter: authorizationFilter(deps.authorizer) },
   ];
@@ -86,6 +88,23 @@ const authenticationFilter: Filter = async (ctx, next) => {
   ctx.user = await ctx.authenticator.authenticate(ctx.req);
   return next(ctx);
 };
+
+/**
+ * WithImpersonation: the requester must be allowed `impersonate` on every user, group, uid and
+ * extra the headers name; from here on the request is the impersonated user's.
+ */
+function impersonationFilter(authorizer: Authorizer): Filter {
+  return async (ctx, next) => {
+    const wanted = impersonationOf(ctx.req.headersDistinct);
+    if (!wanted) return next(ctx);
+    const requester = ctx.user!;
+    for (const r of wanted.requests) {
+      await checkAuthorized(authorizer, { user: requester, verb: 'impersonate', isResourceRequest: true, path: ctx.info.path, apiVersion: '', ...r });
+    }
+    ctx.user = wanted.user;
+    return next(ctx);
+  };
+}
 
 /**
  * WithMaxInFlightLimit (APF's place): a 429 when the request's pool is full; the slot is held until

@@ -44,6 +44,7 @@ import { Router, storageGroupVersions } from './router.js';
 import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
 import { responseForUpgrade, type UpgradeRequest } from '../streaming/upgrade.js';
+import type { Service } from '../util/lifecycle.js';
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -76,7 +77,8 @@ export interface ApiServerOptions {
 export type Component = 'controllers' | 'scheduler';
 export const allComponents: readonly Component[] = ['controllers', 'scheduler'];
 
-export class ApiServer {
+export class ApiServer implements Service {
+  readonly name = 'kube-apiserver';
   private store!: Store;
   private registries!: Registries;
   private compactor!: Compactor;

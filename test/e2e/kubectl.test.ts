@@ -56,6 +56,15 @@ describe('kubectl against kite server', () => {
     assert.equal(kubectlOk(server, ['apply', '-f', '-'], changed).trim(), 'pod/web unchanged');
   });
 
+  it('impersonates with --as: the request runs as that user, and as no one else', () => {
+    assert.equal(kubectl(server, ['get', 'pods', '--as=jane', '-o', 'name']).code, 0);
+    assert.equal(kubectl(server, ['get', 'pods', '--as=system:serviceaccount:default:robot', '--as-group=devs', '-o', 'name']).code, 0);
+    // Impersonating anonymous drops system:authenticated, so the stand-in policy refuses it.
+    const anon = kubectl(server, ['get', 'pods', '--as=system:anonymous']);
+    assert.equal(anon.code, 1);
+    assert.equal(anon.stderr.trim(), 'Error from server (Forbidden): pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"');
+  });
+
   it('applies server-side', () => {
     assert.equal(kubectlOk(server, ['apply', '--server-side', '-f', '-'], pod('ssa')).trim(), 'pod/ssa serverside-applied');
     const changed = pod('ssa').replace('app: ssa', 'app: ssa\n    owner: me');
