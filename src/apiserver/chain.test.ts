@@ -29,6 +29,6 @@ describe('request chain', () => {
 
   it("has kite's filters in upstream's order", () => {
     const deps = { authorizer: { authorize: async () => ({ decision: 'allow' as const }) }, limits: defaultRequestLimits, inflight: new InflightLimiter(defaultRequestLimits), clock: new FakeClock(), onLateError: () => undefined };
-    assert.deepEqual(defaultFilters(deps).map((f) => f.name), ['timeout', 'authentication', 'priority', 'authorization']);
+    assert.deepEqual(defaultFilters(deps).map((f) => f.name), ['timeout', 'authentication', 'impersonation', 'priority', 'authorization']);
   });
 });
