@@ -44,7 +44,8 @@ class Stream {
   }
 }
 
-class FakeListerWatcher implements ListerWatcher<Obj> {
+/** Answers each list from a script and hands out controllable watch streams: the reflector's edge cases. */
+class ScriptedListerWatcher implements ListerWatcher<Obj> {
   lists: ListOptions[] = [];
   watches: Stream[] = [];
   /** Answers for successive list calls. */
@@ -87,7 +88,7 @@ function recorder() {
 
 async function setup(opts: { answers: (ObjectList<Obj> | Error)[]; resyncPeriodMs?: number; pageSize?: number }) {
   const clock = new FakeClock();
-  const lw = new FakeListerWatcher();
+  const lw = new ScriptedListerWatcher();
   lw.answers = opts.answers;
   const errors: unknown[] = [];
   const inf = new SharedInformer<Obj>(lw, {
@@ -180,7 +181,7 @@ void test('pages through a list with continue tokens and no resourceVersion on c
 
 void test('watch failures back off on the clock, then relist', async () => {
   const clock = new FakeClock();
-  const lw = new FakeListerWatcher();
+  const lw = new ScriptedListerWatcher();
   lw.answers = [list('10', []), list('11', []), list('12', [])];
   lw.watchErrors = [internalError('boom'), internalError('boom again')];
   const inf = new SharedInformer<Obj>(lw, { clock });
