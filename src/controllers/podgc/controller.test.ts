@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { pino } from 'pino';
-import { hasStatusCode } from '../../api/errors.js';
+import { StatusError, hasStatusCode } from '../../api/errors.js';
 import { FakeApi } from '../../apiserver/testing/fakeapi.js';
 import type { Client } from '../../client/client.js';
 import { SharedInformerFactory } from '../../client/factory.js';
 import { FakeClock } from '../../util/clock.js';
-import { PodGCController, gcCheckPeriodMs } from './controller.js';
+import { PodGCController, gcCheckPeriodMs, quarantineTimeMs } from './controller.js';
 
 // A finalizer keeps a pod readable after PodGC's delete, so the test can see how it was left.
 const hold = 'example.com/hold';
@@ -97,6 +97,18 @@ test('a pod bound to a node that is gone is marked Failed with DisruptionTarget 
     assert.ok(api.actions.some((a) => a.verb === 'get' && a.resource === 'nodes' && a.name === 'gone'), 'a live GET confirms the node is gone');
     assert.equal(deletes(api, 'placed').length, 0);
     assert.equal((await pods.get('placed')).status?.phase, 'Running');
+  });
+});
+
+test('a failed GET of a missing node spares its pods until a later pass finds it gone', async () => {
+  await withController({}, async ({ api, admin, clock, run }) => {
+    await createPod(admin, 'orphan', { nodeName: 'gone', phase: 'Running', finalizers: [hold] });
+    api.failNext('get', 'gone', new StatusError(500, 'InternalError', 'etcd is sad'));
+    await run();
+    await clock.advance(2 * gcCheckPeriodMs);
+    assert.equal(deletes(api, 'orphan').length, 0, 'an error is not a NotFound');
+    await clock.advance(gcCheckPeriodMs + quarantineTimeMs);
+    assert.equal(deletes(api, 'orphan').length, 1);
   });
 });
 
