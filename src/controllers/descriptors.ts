@@ -9,6 +9,7 @@ import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
+import { PodGCController } from './podgc/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -48,6 +49,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['garbagecollector'],
     identity: 'generic-garbage-collector',
     init: (ctx) => new GarbageCollector(ctx),
+  },
+  {
+    name: 'pod-garbage-collector-controller',
+    aliases: ['podgc'],
+    identity: 'pod-garbage-collector',
+    init: (ctx) => new PodGCController(ctx),
   },
   {
     name: 'certificatesigningrequest-approving-controller',
