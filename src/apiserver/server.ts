@@ -64,6 +64,8 @@ export interface ApiServerOptions {
    * own user. Unset: they share the controller manager's identity.
    */
   controllerIdentities?: readonly string[];
+  /** kube-controller-manager's --terminated-pod-gc-threshold for the pod garbage collector. */
+  terminatedPodGCThreshold?: number;
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
   limits?: RequestLimits;
   /** --enable-admission-plugins / --disable-admission-plugins (default: upstream's default-on set). */
@@ -255,7 +257,7 @@ export class ApiServer implements Service {
     const serviceAccountTokens = Object.fromEntries(
       (this.opts.controllerIdentities ?? []).map((id) => [id, this.loopbackToken({ name: `system:serviceaccount:kube-system:${id}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'] })]),
     );
-    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key'), controllers: this.opts.controllers, serviceAccountTokens };
+    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key'), controllers: this.opts.controllers, serviceAccountTokens, terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold };
   }
 
   async stop(): Promise<void> {

@@ -30,3 +30,12 @@ describe('kite server admission flags', () => {
     assert.throws(() => optionsOf('--enable-admission-plugins', 'Bogus'), /^Error: enable-admission-plugins plugin "Bogus" is unknown$/);
   });
 });
+
+describe('kite server controller flags', () => {
+  it('passes --terminated-pod-gc-threshold on, and the controllers their service accounts', () => {
+    assert.equal(optionsOf().terminatedPodGCThreshold, undefined);
+    assert.equal(optionsOf('--terminated-pod-gc-threshold', '100').terminatedPodGCThreshold, 100);
+    assert.throws(() => optionsOf('--terminated-pod-gc-threshold', 'many'), /^Error: --terminated-pod-gc-threshold must be a whole number, got "many"$/);
+    assert.ok(optionsOf().controllerIdentities?.includes('pod-garbage-collector'));
+  });
+});

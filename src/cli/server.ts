@@ -15,6 +15,7 @@ export const serverUsage = `  server   Run the API server.
            --token-auth-file FILE      static bearer tokens (token,user,uid,"group1,group2")
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
            --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
+           --terminated-pod-gc-threshold N  terminated pods kept before the oldest are deleted (0: none deleted), default 12500
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
            --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
@@ -23,7 +24,7 @@ export const serverUsage = `  server   Run the API server.
            --disable-admission-plugins LIST  default admission plugins to turn off
 `;
 
-export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
+export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -35,6 +36,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     tokenAuthFile: args.flags.get('token-auth-file'),
     components: parseComponents(args.flags.get('components')),
     controllers: parseControllers(args.flags.get('controllers')),
+    terminatedPodGCThreshold: wholeNumber(args, 'terminated-pod-gc-threshold'),
     controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
     metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
     limits: requestLimits(args),
@@ -43,13 +45,16 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
   };
 }
 
+/** A flag that takes a whole number; undefined when it is not given. */
+function wholeNumber(args: ParsedArgs, flag: string): number | undefined {
+  const text = args.flags.get(flag);
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
+  return Number(text);
+}
+
 function requestLimits(args: ParsedArgs): RequestLimits {
-  const count = (flag: string, fallback: number) => {
-    const text = args.flags.get(flag);
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
-    return Number(text);
-  };
+  const count = (flag: string, fallback: number) => wholeNumber(args, flag) ?? fallback;
   const timeout = args.flags.get('request-timeout');
   const requestTimeoutMs = timeout === undefined ? defaultRequestLimits.requestTimeoutMs : parseDuration(timeout);
   if (requestTimeoutMs <= 0) throw new Error(`--request-timeout must be positive, got "${timeout}"`);

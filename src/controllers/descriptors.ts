@@ -24,6 +24,8 @@ export interface ControllerContext {
   logger: Logger;
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** --terminated-pod-gc-threshold (default 12500; 0 turns the terminated-pod rule off). */
+  terminatedPodGCThreshold?: number;
 }
 
 export interface ControllerDescriptor {

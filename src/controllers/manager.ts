@@ -16,6 +16,8 @@ export interface ControllerManagerConfig {
   clusterSigningKeyFile?: string;
   /** kube-controller-manager's --controllers: `*`, `name`, `-name` (default `*`). */
   controllers?: readonly string[];
+  /** --terminated-pod-gc-threshold (default 12500). */
+  terminatedPodGCThreshold?: number;
   /** A token per controller identity (its service account's); a controller without one uses the manager's. */
   serviceAccountTokens?: Readonly<Record<string, string>>;
 }
