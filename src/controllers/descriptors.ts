@@ -9,6 +9,7 @@ import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
+import { ReplicaSetController } from './replicaset/replicaset.js';
 
 export interface RunnableController {
   start(): void;
@@ -42,6 +43,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['namespace'],
     identity: 'namespace-controller',
     init: (ctx) => new NamespaceController(ctx),
+  },
+  {
+    name: 'replicaset-controller',
+    aliases: ['replicaset'],
+    identity: 'replicaset-controller',
+    init: (ctx) => new ReplicaSetController(ctx),
   },
   {
     name: 'garbage-collector-controller',
