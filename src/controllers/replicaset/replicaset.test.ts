@@ -165,6 +165,31 @@ describe('ReplicaSet controller', () => {
     }
   });
 
+  it('scales down a pod doubled up on a node with the pods of its controller before a lone one', async () => {
+    const c = await new Cluster().start();
+    try {
+      const owned = replicaSet('web', 3);
+      owned.metadata!.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'deployment-uid', controller: true }];
+      await c.rs().create(owned);
+      await c.settle(async () => (await c.listPods()).length >= 3);
+      const [a, b, lone] = (await c.listPods()).sort((x, y) => x.metadata!.name!.localeCompare(y.metadata!.name!));
+      // Ready for less time, the lone pod would go first, were it not for the co-located ones.
+      await c.run(a!, 'node-1', NOW - 3_600_000);
+      await c.run(b!, 'node-1', NOW - 3_600_000);
+      await c.run(lone!, 'node-2', NOW - 1000);
+      await c.settle(async () => (await c.rs().get('web')).status?.readyReplicas === 3);
+      await c.rs().patch('web', 'merge', { spec: { replicas: 2 } });
+      // Pods on a node end gracefully: the doomed one stays, terminating, until its kubelet is done.
+      const live = async () => (await c.listPods()).filter((p) => !p.metadata?.deletionTimestamp).map((p) => p.metadata!.name);
+      await c.settle(async () => (await live()).length === 2);
+      const left = await live();
+      assert.equal(left.length, 2);
+      assert.ok(left.includes(lone!.metadata!.name), `the lone pod stays: ${left.join(', ')}`);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('adopts a matching orphan instead of creating, and releases a pod whose labels stop matching', async () => {
     const c = await new Cluster().start();
     try {

@@ -2,6 +2,7 @@
 // ReplicaSet, claim the pods its selector matches (adopt orphans, release what no longer matches),
 // create or delete pods until the active ones number spec.replicas, and report what it found in
 // status. Expectations keep a burst of watch events from acting twice on a lagging cache.
+import { isDeepStrictEqual } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
 import { findResource } from '../../api/resources.js';
@@ -86,7 +87,6 @@ export class ReplicaSetController {
   constructor(private readonly opts: ReplicaSetControllerOptions) {
     const rsInformer = opts.informers.informerFor<ReplicaSet>(replicaSetsResource);
     const podInformer = opts.informers.informerFor<Pod>(podsResource);
-    podInformer.indexer.addIndexers({ [CONTROLLER_UID_INDEX]: (pod: Pod) => (getControllerOf(pod) ? [getControllerOf(pod)!.uid] : []) });
     rsInformer.indexer.addIndexers({ [CONTROLLER_UID_INDEX]: (rs: ReplicaSet) => (getControllerOf(rs) ? [getControllerOf(rs)!.uid] : []) });
     this.replicaSets = rsInformer.indexer;
     this.pods = podInformer.indexer;
@@ -177,7 +177,7 @@ export class ReplicaSetController {
 
   private updatePod(old: Pod, cur: Pod): void {
     if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
-    const labelChanged = !sameLabels(old.metadata?.labels, cur.metadata?.labels);
+    const labelChanged = !isDeepStrictEqual(old.metadata?.labels ?? {}, cur.metadata?.labels ?? {});
     if (cur.metadata?.deletionTimestamp) {
       // Graceful deletion: the pod counts as gone now, not when it leaves storage.
       this.deletePod(cur);
@@ -187,7 +187,7 @@ export class ReplicaSetController {
     const ns = cur.metadata?.namespace ?? '';
     const curRef = getControllerOf(cur);
     const oldRef = getControllerOf(old);
-    const refChanged = curRef?.uid !== oldRef?.uid;
+    const refChanged = !isDeepStrictEqual(curRef, oldRef);
     if (refChanged && oldRef) {
       const rs = this.resolveControllerRef(ns, oldRef);
       if (rs) this.enqueue(rs);
@@ -314,12 +314,25 @@ export class ReplicaSetController {
     return undefined;
   }
 
-  /** The pods of every ReplicaSet with the same controller (a Deployment's), deduplicated. */
+  /**
+   * The pods every ReplicaSet with the same controller (a Deployment's) selects, each once; none
+   * for a ReplicaSet without a controller, as upstream.
+   */
   private indirectlyRelatedPods(rs: ReplicaSet): Pod[] {
     const ref = getControllerOf(rs);
-    const siblings = ref ? this.replicaSets.byIndex(CONTROLLER_UID_INDEX, ref.uid).filter((o) => o.metadata?.namespace === rs.metadata?.namespace) : [rs];
+    if (!ref) return [];
     const byUid = new Map<string, Pod>();
-    for (const s of siblings) for (const pod of this.pods.byIndex(CONTROLLER_UID_INDEX, s.metadata?.uid ?? '')) byUid.set(pod.metadata?.uid ?? '', pod);
+    for (const sibling of this.replicaSets.byIndex(CONTROLLER_UID_INDEX, ref.uid)) {
+      let selector: Selector;
+      try {
+        selector = labelSelectorAsSelector(sibling.spec?.selector);
+      } catch {
+        continue; // an invalid selector matches no pods
+      }
+      for (const pod of this.pods.byIndex(namespaceIndex, sibling.metadata?.namespace ?? '')) {
+        if (selector.matches(pod.metadata?.labels) && !byUid.has(pod.metadata?.uid ?? '')) byUid.set(pod.metadata?.uid ?? '', pod);
+      }
+    }
     return [...byUid.values()];
   }
 
@@ -354,15 +367,10 @@ export class ReplicaSetController {
   }
 }
 
-function sameLabels(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const ka = Object.keys(a ?? {});
-  return ka.length === Object.keys(b ?? {}).length && ka.every((k) => Object.hasOwn(b ?? {}, k) && b![k] === a![k]);
-}
-
 const COUNTS = ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const;
 
 function sameStatus(a: ReplicaSetStatus, b: ReplicaSetStatus): boolean {
-  return COUNTS.every((k) => (a[k] ?? 0) === (b[k] ?? 0)) && JSON.stringify(a.conditions ?? []) === JSON.stringify(b.conditions ?? []);
+  return COUNTS.every((k) => (a[k] ?? 0) === (b[k] ?? 0)) && isDeepStrictEqual(a.conditions ?? [], b.conditions ?? []);
 }
 
 /** Upstream's calculateStatus: counts of the claimed active pods, and ReplicaFailure while manageReplicas fails. */
