@@ -10,6 +10,7 @@ import { CsrSigner } from './certificates/signer/signer.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
+import { ReplicaSetController } from './replicaset/replicaset.js';
 
 export interface RunnableController {
   start(): void;
@@ -45,6 +46,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['namespace'],
     identity: 'namespace-controller',
     init: (ctx) => new NamespaceController(ctx),
+  },
+  {
+    name: 'replicaset-controller',
+    aliases: ['replicaset'],
+    identity: 'replicaset-controller',
+    init: (ctx) => new ReplicaSetController(ctx),
   },
   {
     name: 'garbage-collector-controller',

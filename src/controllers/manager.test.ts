@@ -20,6 +20,7 @@ test('every controller names the service account upstream runs it as', () => {
     Object.fromEntries(controllerDescriptors.map((d) => [d.name, d.identity])),
     {
       'namespace-controller': 'namespace-controller',
+      'replicaset-controller': 'replicaset-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
