@@ -95,6 +95,8 @@ export function invalid(kind: string, group: string, name: string, errs: FieldEr
   });
 }
 
+/** A path that routes nowhere: upstream's 404 with empty details. */
+export const notFoundPath = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 export const badRequest = (message: string) => new StatusError(400, 'BadRequest', message);
 export const unauthorized = (message = 'Unauthorized') => new StatusError(401, 'Unauthorized', message);
 export const forbidden = (message: string, details?: StatusDetails) => new StatusError(403, 'Forbidden', message, details);

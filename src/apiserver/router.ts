@@ -3,7 +3,7 @@
 // groups and aggregated ones (metrics.k8s.io) are registered alike, and discovery lists them all.
 import type { ResourceInfo } from '../api/resources.js';
 import { groupVersions, resources as catalog } from '../api/resources.js';
-import { methodNotAllowed, notFound, StatusError } from '../api/errors.js';
+import { methodNotAllowed, notFound, notFoundPath } from '../api/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { UserInfo } from './authn/user.js';
 import type { Handler, RequestContext } from './chain.js';
@@ -25,7 +25,6 @@ import { versionInfo } from './version.js';
 /** What a group version's handler reads of a request that has passed the filters. */
 export type ResourceContext = Pick<RequestContext, 'req' | 'res' | 'url' | 'info' | 'upgrade'>;
 
-export const notFoundPath = () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 
 /** One served group version (upstream's APIGroupInfo for one version): its resources and their handler. */
 export interface APIGroupVersion {

@@ -2,7 +2,7 @@
 // Mirrors the URL scheme /api/v1/... and /apis/GROUP/VERSION/..., namespaces/NS/RESOURCE/NAME/SUBRESOURCE.
 // The path is read as sent: WHATWG URL parsing would resolve `pods/..` (and `%2e%2e`) into the
 // namespace above it, so a DELETE of a pod named ".." would delete the namespace.
-import { badRequest, StatusError } from '../../api/errors.js';
+import { badRequest, notFoundPath } from '../../api/errors.js';
 import { queryBool } from '../../api/query.js';
 
 export interface RequestInfo {
@@ -143,7 +143,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
  */
 function validateSegments(info: RequestInfo): void {
   if (info.parts.length > 2 && info.parts[1] === '') throw badRequest('Name parameter required.');
-  if (info.parts.includes('')) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+  if (info.parts.includes('')) throw notFoundPath();
   for (const [what, value] of [['Name', info.name], ['Namespace', info.namespace]] as const) {
     const errs = pathSegmentNameErrors(value);
     if (errs.length) throw badRequest(`${what} parameter invalid: ${JSON.stringify(value)}: ${errs.join(';')}`);

@@ -8,7 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Client } from '../../client/client.js';
 import { RestClient, type HttpRequest, type HttpResponse, type RoundTripper } from '../../client/rest.js';
-import { StatusError } from '../../api/errors.js';
+import { notFoundPath, StatusError } from '../../api/errors.js';
 import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { realClock, type Clock } from '../../util/clock.js';
 import { newAdmitter } from '../admission/plugins.js';
@@ -17,7 +17,7 @@ import { bootstrapObjects } from '../bootstrap.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from '../http/requestinfo.js';
 import { toStatusError, writeError } from '../http/respond.js';
 import { Registries } from '../registry/registries.js';
-import { notFoundPath, storageGroupVersions, type APIGroupVersion } from '../router.js';
+import { storageGroupVersions, type APIGroupVersion } from '../router.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };

@@ -14,7 +14,7 @@ import type { ResourceInfo } from '../../../api/resources.js';
 import type { APIGroupVersion } from '../../router.js';
 import { negotiateOutput, tableOptions } from '../../http/negotiation.js';
 import { writeObject } from '../../http/respond.js';
-import { badRequest, methodNotAllowed, notFound, StatusError } from '../../../api/errors.js';
+import { badRequest, methodNotAllowed, notFound, notFoundPath } from '../../../api/errors.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/log.js';
 import { Scraper, type ScrapeFn } from './scraper.js';
@@ -133,8 +133,7 @@ export class MetricsApi {
 
   /** The response body for a request to metrics.k8s.io; throws a StatusError otherwise. */
   serve(info: RequestInfo, query: URLSearchParams): NodeMetrics | PodMetrics | MetricsList<NodeMetrics> | MetricsList<PodMetrics> {
-    const notFoundPath = new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
-    if (info.apiVersion !== METRICS_VERSION || info.subresource) throw notFoundPath;
+    if (info.apiVersion !== METRICS_VERSION || info.subresource) throw notFoundPath();
     if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowed('the server does not allow this method on the requested resource');
     const now = this.opts.clock.now();
     const storage = this.scraper.storage;
@@ -165,7 +164,7 @@ export class MetricsApi {
         .filter((p) => (!info.namespace || p.metadata?.namespace === info.namespace) && labels.matches(p.metadata?.labels ?? {}) && fields.matches(metaFields(p, true)));
       return { kind: 'PodMetricsList', apiVersion, metadata: {}, items: podMetricsOf(storage, pods, now) };
     }
-    throw notFoundPath;
+    throw notFoundPath();
   }
 }
 
