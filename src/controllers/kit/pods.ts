@@ -16,7 +16,7 @@ export function filterActivePods(pods: readonly Pod[]): Pod[] {
   return pods.filter(isPodActive);
 }
 
-const isPodReady = (pod: Pod) => podConditionTrue(pod, 'Ready');
+export const isPodReady = (pod: Pod) => podConditionTrue(pod, 'Ready');
 
 const phaseOrdinal = (pod: Pod): number => ({ Pending: 0, Unknown: 1, Running: 2 })[pod.status?.phase ?? ''] ?? 0;
 

@@ -8,7 +8,6 @@ import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernet
 import { findResource } from '../../api/resources.js';
 import { hasStatusCode, StatusError } from '../../api/errors.js';
 import { isNothing, labelSelectorAsSelector, selectorFromSet, type Selector } from '../../api/labels.js';
-import { podConditionTrue } from '../../api/pod/status.js';
 import { rfc3339 } from '../../api/time.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
@@ -19,7 +18,7 @@ import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
 import { ControllerExpectations, UIDTrackingControllerExpectations } from '../kit/expectations.js';
 import { FAILED_CREATE_POD_REASON, FAILED_DELETE_POD_REASON, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
-import { filterActivePods, isPodActive, sortActivePodsWithRanks } from '../kit/pods.js';
+import { filterActivePods, isPodActive, isPodReady, sortActivePodsWithRanks } from '../kit/pods.js';
 import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
 
 /** Upstream's BurstReplicas: at most this many creates or deletes per sync. */
@@ -48,7 +47,6 @@ export interface ReplicaSetControllerOptions {
 }
 
 const podKey = (pod: Pod) => metaNamespaceKeyFunc(pod);
-const isPodReady = (pod: Pod) => podConditionTrue(pod, 'Ready');
 
 /** Upstream's IsPodAvailable: ready, and for at least minReadySeconds. */
 export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
