@@ -17,18 +17,18 @@ export function writeJson(res: ServerResponse, code: number, json: string, warni
 }
 
 function writeBody(res: ServerResponse, code: number, text: string, contentType: string, warnings: string[]): void {
-  // A Buffer body makes Node write the head on its own, as latin1 (with a string body it would write
-  // head and body together as UTF-8, and a warning's bytes would be encoded twice).
-  const body = Buffer.from(text, 'utf8');
   const headers: Record<string, string | string[]> = {
     'Content-Type': contentType,
-    'Content-Length': String(body.length),
+    'Content-Length': String(Buffer.byteLength(text)),
     'Cache-Control': 'no-cache, private',
   };
   const warning = warningHeaders(warnings);
   if (warning.length) headers.Warning = warning;
   res.writeHead(code, headers);
-  res.end(body);
+  // With warnings, a Buffer body makes Node write the head on its own, as latin1 (with a string body
+  // it would write head and body together as UTF-8, and a warning's bytes would be encoded twice).
+  // Without them the head is ASCII, and the string saves a copy of every response.
+  res.end(warning.length ? Buffer.from(text, 'utf8') : text);
 }
 
 export function writeText(res: ServerResponse, code: number, text: string, contentType = 'text/plain; charset=utf-8'): void {
