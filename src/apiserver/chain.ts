@@ -8,7 +8,7 @@ import type { RequestAuthenticator } from './authn/union.js';
 import type { UserInfo } from './authn/user.js';
 import { checkAuthorized, type Authorizer } from './authz/authorizer.js';
 import type { RequestInfo } from './http/requestinfo.js';
-import { impersonationOf } from './authn/impersonation.js';
+import { asksImpersonation, impersonationOf } from './authn/impersonation.js';
 import { InflightLimiter, isLongRunning, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
 
 /** One request on its way through the chain; filters fill in what they establish. */
@@ -95,6 +95,8 @@ const authenticationFilter: Filter = async (ctx, next) => {
  */
 function impersonationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
+    // headersDistinct builds a second header object: only requests that impersonate pay for it.
+    if (!asksImpersonation(ctx.req.rawHeaders)) return next(ctx);
     const wanted = impersonationOf(ctx.req.headersDistinct);
     if (!wanted) return next(ctx);
     const requester = ctx.user!;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isStatusError } from '../../api/errors.js';
-import { impersonationOf } from './impersonation.js';
+import { asksImpersonation, impersonationOf } from './impersonation.js';
 
 test('no impersonation headers, no impersonation', () => {
   assert.equal(impersonationOf({ accept: ['application/json'] }), undefined);
@@ -51,4 +51,11 @@ test('groups, a uid or extras without a user are refused', () => {
     assert.throws(() => impersonationOf(headers), (err: unknown) => isStatusError(err) && err.code === 400);
   }
   assert.throws(() => impersonationOf({ 'impersonate-user': ['jane'], 'impersonate-extra-%zz': ['v'] }), (err: unknown) => isStatusError(err) && err.code === 400);
+});
+
+test('the cheap check sees any Impersonate-* header, in any case, and nothing else', () => {
+  assert.equal(asksImpersonation(['Host', 'x', 'Accept', 'application/json']), false);
+  assert.equal(asksImpersonation(['Host', 'x', 'IMPERSONATE-USER', 'jane']), true);
+  assert.equal(asksImpersonation(['impersonate-extra-k', 'v']), true);
+  assert.equal(asksImpersonation(['Impersonate-', 'v']), false);
 });

@@ -34,6 +34,15 @@ function splitServiceAccount(username: string): { namespace: string; name: strin
   return { namespace: parts[0], name: parts[1] };
 }
 
+/** Whether any header of a request (name, value, name, value, ...) is an Impersonate-* one. */
+export function asksImpersonation(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length > 12 && name.slice(0, 12).toLowerCase() === 'impersonate-') return true;
+  }
+  return false;
+}
+
 /** The impersonation a request's headers ask for; undefined when they ask for none. */
 export function impersonationOf(headers: NodeJS.Dict<string[]> | IncomingHttpHeaders): Impersonation | undefined {
   const values = (name: string): string[] => {
