@@ -6,7 +6,8 @@
 //
 // <proto-root> holds local copies of upstream's go-to-protobuf output (Kubernetes 1.33 or later:
 // fields the 1.33 OpenAPI schemas lack are skipped, as 1.33 skips unknown fields) laid out by import path:
-//   k8s.io/api/{core,apps,certificates,coordination,discovery,events,scheduling,policy,autoscaling}/v1/generated.proto
+//   k8s.io/api/{core,apps,batch,certificates,coordination,discovery,events,scheduling,policy}/v1/generated.proto,
+//   k8s.io/api/autoscaling/{v1,v2}/generated.proto
 //   k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
 //   k8s.io/apimachinery/pkg/{api/resource,util/intstr,runtime}/generated.proto
 // taken from kubernetes/kubernetes under staging/src/. Only message and field declarations are read,
@@ -36,18 +37,8 @@ const CORE = 'k8s.io.api.core.v1';
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 const UNKNOWN = 'k8s.io.apimachinery.pkg.runtime.Unknown';
 
-/** API group → protobuf package of its v1 types. */
-const packageOfGroup: Record<string, string> = {
-  '': CORE,
-  apps: 'k8s.io.api.apps.v1',
-  autoscaling: 'k8s.io.api.autoscaling.v1',
-  'coordination.k8s.io': 'k8s.io.api.coordination.v1',
-  'discovery.k8s.io': 'k8s.io.api.discovery.v1',
-  'events.k8s.io': 'k8s.io.api.events.v1',
-  policy: 'k8s.io.api.policy.v1',
-  'scheduling.k8s.io': 'k8s.io.api.scheduling.v1',
-  'certificates.k8s.io': 'k8s.io.api.certificates.v1',
-};
+/** The protobuf package of a group version: k8s.io.api.<the group's first label>.<version>. */
+const packageOf = (group: string, version: string) => (group ? `k8s.io.api.${group.split('.')[0]}.${version}` : CORE.replace(/v1$/, version));
 
 /** Go fields embedded with `json:",inline"` (message → field). */
 const inline: Record<string, string[]> = {
@@ -162,10 +153,42 @@ const pointers: Record<string, string[]> = {
   [`${META}.ObjectMeta`]: ['deletionGracePeriodSeconds'],
   [`${META}.OwnerReference`]: ['controller', 'blockOwnerDeletion'],
   [`${META}.Preconditions`]: ['uid', 'resourceVersion'],
+  [`${CORE}.ReplicationControllerSpec`]: ['replicas'],
   'k8s.io.api.apps.v1.DeploymentSpec': ['replicas', 'revisionHistoryLimit', 'progressDeadlineSeconds'],
-  'k8s.io.api.apps.v1.DeploymentStatus': ['terminatingReplicas'],
+  'k8s.io.api.apps.v1.DeploymentStatus': ['terminatingReplicas', 'collisionCount'],
   'k8s.io.api.apps.v1.ReplicaSetSpec': ['replicas'],
   'k8s.io.api.apps.v1.ReplicaSetStatus': ['terminatingReplicas'],
+  'k8s.io.api.apps.v1.DaemonSetSpec': ['revisionHistoryLimit'],
+  'k8s.io.api.apps.v1.DaemonSetStatus': ['collisionCount'],
+  'k8s.io.api.apps.v1.StatefulSetSpec': ['replicas', 'revisionHistoryLimit'],
+  'k8s.io.api.apps.v1.StatefulSetStatus': ['collisionCount'],
+  'k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy': ['partition'],
+  'k8s.io.api.batch.v1.JobSpec': [
+    'parallelism',
+    'completions',
+    'activeDeadlineSeconds',
+    'backoffLimit',
+    'backoffLimitPerIndex',
+    'maxFailedIndexes',
+    'manualSelector',
+    'ttlSecondsAfterFinished',
+    'completionMode',
+    'suspend',
+    'podReplacementPolicy',
+    'managedBy',
+  ],
+  'k8s.io.api.batch.v1.JobStatus': ['terminating', 'failedIndexes', 'ready'],
+  'k8s.io.api.batch.v1.CronJobSpec': ['timeZone', 'startingDeadlineSeconds', 'suspend', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit'],
+  'k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement': ['containerName'],
+  'k8s.io.api.batch.v1.SuccessPolicyRule': ['succeededIndexes', 'succeededCount'],
+  'k8s.io.api.policy.v1.PodDisruptionBudgetSpec': ['unhealthyPodEvictionPolicy'],
+  'k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec': ['minReplicas', 'targetCPUUtilizationPercentage'],
+  'k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus': ['observedGeneration', 'currentCPUUtilizationPercentage'],
+  'k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec': ['minReplicas'],
+  'k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus': ['observedGeneration'],
+  'k8s.io.api.autoscaling.v2.HPAScalingRules': ['stabilizationWindowSeconds', 'selectPolicy'],
+  'k8s.io.api.autoscaling.v2.MetricTarget': ['averageUtilization'],
+  'k8s.io.api.autoscaling.v2.MetricValueStatus': ['averageUtilization'],
   'k8s.io.api.coordination.v1.LeaseSpec': ['holderIdentity', 'leaseDurationSeconds', 'leaseTransitions', 'strategy', 'preferredHolder'],
   'k8s.io.api.discovery.v1.Endpoint': ['hostname', 'nodeName', 'zone'],
   'k8s.io.api.discovery.v1.EndpointConditions': ['ready', 'serving', 'terminating'],
@@ -212,15 +235,15 @@ function servedKinds(root: protobuf.Root): Record<string, Record<string, string>
     (kinds[apiVersion] ??= {})[kind] = message;
   };
   for (const r of resources) {
-    const pkg = packageOfGroup[r.group];
-    if (!pkg || r.version !== 'v1') throw new Error(`no protobuf package for ${r.group}/${r.version}`);
+    const pkg = packageOf(r.group, r.version);
     add(r.group, r.version, r.kind, `${pkg}.${r.kind}`);
     add(r.group, r.version, r.listKind, `${pkg}.${r.listKind}`);
     // Typed clients send DeleteOptions in the group version of the resource they delete.
     add(r.group, r.version, 'DeleteOptions', `${META}.DeleteOptions`);
     for (const s of r.subresources) {
       const group = s.group ?? r.group;
-      add(group, s.version ?? r.version, s.kind, `${packageOfGroup[group]}.${s.kind}`);
+      const version = s.version ?? r.version;
+      add(group, version, s.kind, `${packageOf(group, version)}.${s.kind}`);
     }
   }
   add('meta.k8s.io', 'v1', 'DeleteOptions', `${META}.DeleteOptions`);

@@ -5,20 +5,29 @@ import { resources, type ResourceInfo } from './resources.js';
 import type {
   CertificateSigningRequest,
   ConfigMap,
+  ControllerRevision,
+  CronJob,
+  DaemonSet,
   CoreEvent,
   Deployment,
   EndpointSlice,
   Endpoints,
   EventsV1Event,
+  HorizontalPodAutoscaler,
+  Job,
   Lease,
   Namespace,
   Node,
   Pod,
+  PodDisruptionBudget,
+  PodTemplate,
   PriorityClass,
   ReplicaSet,
+  ReplicationController,
   Secret,
   Service,
   ServiceAccount,
+  StatefulSet,
 } from './types.js';
 
 export interface ResourceTypes {
@@ -31,9 +40,19 @@ export interface ResourceTypes {
   services: Service;
   serviceaccounts: ServiceAccount;
   endpoints: Endpoints;
+  replicationcontrollers: ReplicationController;
+  podtemplates: PodTemplate;
   'leases.coordination.k8s.io': Lease;
   'deployments.apps': Deployment;
   'replicasets.apps': ReplicaSet;
+  'daemonsets.apps': DaemonSet;
+  'statefulsets.apps': StatefulSet;
+  'controllerrevisions.apps': ControllerRevision;
+  'jobs.batch': Job;
+  'cronjobs.batch': CronJob;
+  'poddisruptionbudgets.policy': PodDisruptionBudget;
+  /** autoscaling/v2, the stored and preferred version. */
+  'horizontalpodautoscalers.autoscaling': HorizontalPodAutoscaler;
   'endpointslices.discovery.k8s.io': EndpointSlice;
   'events.events.k8s.io': EventsV1Event;
   'priorityclasses.scheduling.k8s.io': PriorityClass;
@@ -47,7 +66,7 @@ export function qualifiedResourceName(info: Pick<ResourceInfo, 'group' | 'resour
   return info.group ? `${info.resource}.${info.group}` : info.resource;
 }
 
-/** The served resource (its preferred version) that a name stands for. */
+/** The served resource (its preferred version: the first the catalog lists) that a name stands for. */
 export function resourceNamed(name: ResourceName): ResourceInfo {
   const info = resources.find((r) => qualifiedResourceName(r) === name);
   if (!info) throw new Error(`no served resource is named "${name}"`);

@@ -24,6 +24,7 @@ export interface ResourceInfo {
 
 const rw = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const statusSub = (kind: string): SubresourceInfo => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'] });
+const SCALE: SubresourceInfo = { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] };
 
 function res(
   group: string,
@@ -79,16 +80,47 @@ export const resources: readonly ResourceInfo[] = [
   }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
   res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], singular: 'endpoints' }),
+  res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, {
+    shortNames: ['rc'],
+    categories: ['all'],
+    subresources: [statusSub('ReplicationController'), SCALE],
+  }),
+  res('', 'v1', 'podtemplates', 'PodTemplate', true),
   res('coordination.k8s.io', 'v1', 'leases', 'Lease', true),
   res('apps', 'v1', 'deployments', 'Deployment', true, {
     shortNames: ['deploy'],
     categories: ['all'],
-    subresources: [statusSub('Deployment'), { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] }],
+    subresources: [statusSub('Deployment'), SCALE],
   }),
   res('apps', 'v1', 'replicasets', 'ReplicaSet', true, {
     shortNames: ['rs'],
     categories: ['all'],
-    subresources: [statusSub('ReplicaSet'), { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] }],
+    subresources: [statusSub('ReplicaSet'), SCALE],
+  }),
+  res('apps', 'v1', 'daemonsets', 'DaemonSet', true, {
+    shortNames: ['ds'],
+    categories: ['all'],
+    subresources: [statusSub('DaemonSet')],
+  }),
+  res('apps', 'v1', 'statefulsets', 'StatefulSet', true, {
+    shortNames: ['sts'],
+    categories: ['all'],
+    subresources: [statusSub('StatefulSet'), SCALE],
+  }),
+  res('apps', 'v1', 'controllerrevisions', 'ControllerRevision', true),
+  res('batch', 'v1', 'jobs', 'Job', true, { categories: ['all'], subresources: [statusSub('Job')] }),
+  res('batch', 'v1', 'cronjobs', 'CronJob', true, { shortNames: ['cj'], categories: ['all'], subresources: [statusSub('CronJob')] }),
+  res('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget', true, { shortNames: ['pdb'], subresources: [statusSub('PodDisruptionBudget')] }),
+  // v2 first: it is the preferred (and stored) version; v1 is a view of the same objects.
+  res('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: [statusSub('HorizontalPodAutoscaler')],
+  }),
+  res('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler', true, {
+    shortNames: ['hpa'],
+    categories: ['all'],
+    subresources: [statusSub('HorizontalPodAutoscaler')],
   }),
   res('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),

@@ -1,7 +1,10 @@
 // Re-exports of the kubernetes-types kinds the project uses, under one import path.
-export type { Pod, PodSpec, PodStatus, Container, ContainerStatus, PodCondition, Namespace, Node, NodeStatus, Event as CoreEvent, ConfigMap, Secret, Service, ServicePort, ServiceAccount, Endpoints, Binding, EnvVar, Volume, ContainerPort, Probe, ResourceRequirements, ObjectReference } from 'kubernetes-types/core/v1.js';
+export type { Pod, PodSpec, PodStatus, Container, ContainerStatus, PodCondition, Namespace, Node, NodeStatus, Event as CoreEvent, ConfigMap, Secret, Service, ServicePort, ServiceAccount, Endpoints, ReplicationController, PodTemplate, PodTemplateSpec, Binding, EnvVar, Volume, ContainerPort, Probe, ResourceRequirements, ObjectReference } from 'kubernetes-types/core/v1.js';
 export type { Lease } from 'kubernetes-types/coordination/v1.js';
-export type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+export type { Deployment, ReplicaSet, DaemonSet, StatefulSet, ControllerRevision } from 'kubernetes-types/apps/v1.js';
+export type { Job, CronJob } from 'kubernetes-types/batch/v1.js';
+export type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+export type { HorizontalPodAutoscaler } from 'kubernetes-types/autoscaling/v2.js';
 export type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 export type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';

@@ -21,7 +21,8 @@ import {
   validateServiceStatusUpdate,
   validateServiceUpdate,
 } from './core.js';
-import { validateObjectMetaUpdate, type Obj } from './meta.js';
+import { validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
+import { nameIsDNSSubdomain } from './names.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
@@ -40,7 +41,20 @@ const metaUpdate = (obj: Obj, old: Obj) => validateObjectMetaUpdate(obj.metadata
 /** Upstream's update validation for kinds whose spec is freely mutable: metadata rules, then the create rules. */
 const thenCreate = (create: (obj: Obj) => FieldError[]) => (obj: Obj, old: Obj) => [...metaUpdate(obj, old), ...create(obj)];
 
+/** The object-meta rules alone: kinds of the workload issue whose own validation is being written. */
+const metaOnly = (obj: Obj) => validateObjectMeta(obj.metadata, true, nameIsDNSSubdomain);
+const pendingValidation: KindValidation = { create: metaOnly, update: thenCreate(metaOnly) };
+
 const kinds: Record<string, KindValidation> = {
+  '/ReplicationController': pendingValidation,
+  '/PodTemplate': pendingValidation,
+  'apps/DaemonSet': pendingValidation,
+  'apps/StatefulSet': pendingValidation,
+  'apps/ControllerRevision': pendingValidation,
+  'batch/Job': pendingValidation,
+  'batch/CronJob': pendingValidation,
+  'policy/PodDisruptionBudget': pendingValidation,
+  'autoscaling/HorizontalPodAutoscaler': pendingValidation,
   '/Pod': { create: validatePodCreate, update: validatePodUpdate, status: validatePodStatusUpdate },
   '/Namespace': { create: validateNamespace, update: metaUpdate, status: validateNamespaceStatusUpdate },
   '/Node': { create: validateNode, update: (obj, old) => [...validateNode(obj), ...validateNodeUpdate(obj, old)], status: validateNodeUpdate },

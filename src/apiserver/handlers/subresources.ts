@@ -71,8 +71,15 @@ export function subresourceStorage(kubelet?: KubeletClient): ReadonlyMap<string,
     ['/pods', { status: statusLike, binding: bind, eviction: evict, log, exec: stream, attach: stream, portforward: stream }],
     ['/nodes', { status: statusLike }],
     ['/services', { status: statusLike }],
+    ['/replicationcontrollers', { status: statusLike, scale }],
     ['apps/deployments', { status: statusLike, scale }],
     ['apps/replicasets', { status: statusLike, scale }],
+    ['apps/statefulsets', { status: statusLike, scale }],
+    ['apps/daemonsets', { status: statusLike }],
+    ['batch/jobs', { status: statusLike }],
+    ['batch/cronjobs', { status: statusLike }],
+    ['policy/poddisruptionbudgets', { status: statusLike }],
+    ['autoscaling/horizontalpodautoscalers', { status: statusLike }],
     ['certificates.k8s.io/certificatesigningrequests', { status: statusLike, approval: statusLike }],
   ];
   return new Map(table.map(([key, subs]) => [key, new Map(Object.entries(subs))]));
@@ -153,7 +160,9 @@ function scaleOf(obj: StoredObject): Scale {
   const m = obj.metadata;
   let selector: string | undefined;
   try {
-    selector = labelSelectorAsSelector(spec.selector as never).toString();
+    // A ReplicationController's selector is a plain label map.
+    const labelSelector = obj.kind === 'ReplicationController' ? { matchLabels: spec.selector } : spec.selector;
+    selector = labelSelectorAsSelector(labelSelector as never).toString();
   } catch {
     selector = undefined;
   }

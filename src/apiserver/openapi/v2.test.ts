@@ -25,7 +25,7 @@ void test('the document is Swagger 2.0 with a path per served resource and opera
     const item = doc.paths[`${base}/{name}`];
     assert.ok(item, base);
     assert.deepEqual(item.get['x-kubernetes-group-version-kind'], { group: r.group, kind: r.kind, version: r.version });
-    assert.equal(item.get.responses['200'].schema.$ref, `#/definitions/${Object.keys(defs).find((n) => defs[n]!['x-kubernetes-group-version-kind']?.some((g: Json) => g.kind === r.kind && g.group === r.group))}`);
+    assert.equal(item.get.responses['200'].schema.$ref, `#/definitions/${Object.keys(defs).find((n) => defs[n]!['x-kubernetes-group-version-kind']?.some((g: Json) => g.kind === r.kind && g.group === r.group && g.version === r.version))}`);
     assert.deepEqual(item.get.schemes, ['https']);
     // kubectl's client-side apply looks for the strategic merge patch among PATCH's consumes.
     assert.ok(item.patch.consumes.includes('application/strategic-merge-patch+json'), base);

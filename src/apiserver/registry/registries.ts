@@ -15,6 +15,7 @@ import {
   createOnUpdateStrategy,
   deploymentStrategy,
   endpointSliceStrategy,
+  generationStrategy,
   nodeStrategy,
   plainStrategy,
   replicaSetStrategy,
@@ -52,6 +53,16 @@ export class Registries {
       createOnUpdateStrategy('coordination.k8s.io', 'leases'),
       deploymentStrategy(),
       replicaSetStrategy(),
+      generationStrategy('', 'replicationcontrollers'),
+      plainStrategy('', 'podtemplates'),
+      generationStrategy('apps', 'daemonsets'),
+      generationStrategy('apps', 'statefulsets'),
+      plainStrategy('apps', 'controllerrevisions'),
+      generationStrategy('batch', 'jobs'),
+      generationStrategy('batch', 'cronjobs'),
+      generationStrategy('policy', 'poddisruptionbudgets'),
+      generationStrategy('autoscaling', 'horizontalpodautoscalers', 'v2'),
+      generationStrategy('autoscaling', 'horizontalpodautoscalers', 'v1'),
       endpointSliceStrategy(),
       eventsV1Strategy(),
       plainStrategy('scheduling.k8s.io', 'priorityclasses'),
@@ -89,10 +100,12 @@ export class Registries {
     return r;
   }
 
-  /** The registry of a served resource by name ("pods", "leases.coordination.k8s.io"). */
+  /** The registry of a served resource by name ("pods", "leases.coordination.k8s.io"), in its preferred version. */
   private named(resource: ResourceName): Registry {
     const info = resourceNamed(resource);
-    return this.of(info.group, info.resource);
+    const r = this.get(info.group, info.version, info.resource);
+    if (!r) throw new Error(`no registry for ${resource}`);
+    return r;
   }
 
   /** One stored object, typed by its resource's name (a 404 StatusError when absent). */

@@ -3,7 +3,7 @@ import { findResource } from '../../../api/resources.js';
 import type { ResourceStrategy } from '../strategy.js';
 import { genericStrategy, metadataFields } from './generic.js';
 
-const r = (group: string, resource: string) => findResource(group, 'v1', resource)!;
+const r = (group: string, resource: string, version = 'v1') => findResource(group, version, resource)!;
 
 export function nodeStrategy(): ResourceStrategy {
   return genericStrategy(r('', 'nodes'), {
@@ -38,6 +38,11 @@ export function deploymentStrategy(): ResourceStrategy {
 
 export function endpointSliceStrategy(): ResourceStrategy {
   return genericStrategy(r('discovery.k8s.io', 'endpointslices'), { tracksGeneration: true });
+}
+
+/** Kinds whose spec changes bump metadata.generation, so controllers report observedGeneration. */
+export function generationStrategy(group: string, resource: string, version = 'v1'): ResourceStrategy {
+  return genericStrategy(r(group, resource, version), { tracksGeneration: true });
 }
 
 /** Kinds whose PUT may create (upstream's AllowCreateOnUpdate). */
