@@ -4,13 +4,11 @@
 import { findKind } from '../resources.js';
 import { isIPv6 } from '../validation/names.js';
 import { zeroNulls } from '../zero.js';
-import { defaultPod, defaultPodTemplate, defaultResourceList } from './podspec.js';
+import { defaultDaemonSet, defaultDeployment, defaultPodTemplateObject, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './apps.js';
+import { child, defaultPod, defaultResourceList, isObj, type Obj } from './podspec.js';
 
 export { imageTag } from './podspec.js';
 
-type Obj = Record<string, any>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const child = (o: Obj, key: string): Obj => (isObj(o[key]) ? o[key] : (o[key] = {}));
 
 function defaultService(svc: Obj): void {
   const spec = child(svc, 'spec');
@@ -44,27 +42,6 @@ function defaultService(svc: Obj): void {
       spec.ipFamilies = [typeof spec.clusterIP === 'string' && isIPv6(spec.clusterIP) ? 'IPv6' : 'IPv4'];
     }
   }
-}
-
-function defaultDeployment(d: Obj): void {
-  const spec = child(d, 'spec');
-  if (spec.replicas == null) spec.replicas = 1;
-  const strategy = child(spec, 'strategy');
-  if (!strategy.type) strategy.type = 'RollingUpdate';
-  if (strategy.type === 'RollingUpdate') {
-    const ru = child(strategy, 'rollingUpdate');
-    if (ru.maxUnavailable == null) ru.maxUnavailable = '25%';
-    if (ru.maxSurge == null) ru.maxSurge = '25%';
-  }
-  if (spec.revisionHistoryLimit == null) spec.revisionHistoryLimit = 10;
-  if (spec.progressDeadlineSeconds == null) spec.progressDeadlineSeconds = 600;
-  defaultPodTemplate(spec.template);
-}
-
-function defaultReplicaSet(rs: Obj): void {
-  const spec = child(rs, 'spec');
-  if (spec.replicas == null) spec.replicas = 1;
-  defaultPodTemplate(spec.template);
 }
 
 /** SetDefaults_Namespace labels the namespace with its name; spec.finalizers ["kubernetes"] is the registry's (on create). */
@@ -121,8 +98,12 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   '/Node': defaultNode,
   '/Secret': defaultSecret,
   '/Endpoints': defaultEndpoints,
+  '/ReplicationController': defaultReplicationController,
+  '/PodTemplate': defaultPodTemplateObject,
   'apps/Deployment': defaultDeployment,
   'apps/ReplicaSet': defaultReplicaSet,
+  'apps/DaemonSet': defaultDaemonSet,
+  'apps/StatefulSet': defaultStatefulSet,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
 };

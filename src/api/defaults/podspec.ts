@@ -2,9 +2,11 @@
 // _Probe, _Volume, ...). Objects arrive straight from decoding, so fields are read loosely.
 import { Quantity } from '../quantity.js';
 
-type Obj = Record<string, any>;
+export type Obj = Record<string, any>;
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** o[key] as an object, made empty when absent. */
+export const child = (o: Obj, key: string): Obj => (isObj(o[key]) ? o[key] : (o[key] = {}));
 const each = (v: unknown, fn: (o: Obj) => void) => {
   if (Array.isArray(v)) for (const x of v) if (isObj(x)) fn(x);
 };

@@ -193,7 +193,7 @@ test('workloads', () => {
   assert.deepEqual(messages(validateCreate('apps', 'ReplicaSet', rs)), [
     'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
     'spec.selector: Required value',
-    'spec.template.metadata.labels: Invalid value: map[string]string{}: `selector` does not match template `labels`',
+    'spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`',
   ]);
   const status = structuredClone(d);
   status.status = { replicas: 1, readyReplicas: 2 };

@@ -1,7 +1,29 @@
 // The validation entry points the registry calls by (group, kind), for every served kind: upstream's
 // strategies' Validate, ValidateUpdate and the status strategies' ValidateUpdate.
 import type { FieldError } from '../field.js';
-import { validateDeployment, validateDeploymentStatusUpdate, validateDeploymentUpdate, validateReplicaSet, validateReplicaSetStatusUpdate, validateReplicaSetUpdate } from './apps.js';
+import {
+  validateControllerRevision,
+  validateControllerRevisionUpdate,
+  validateDaemonSet,
+  validateDaemonSetStatusUpdate,
+  validateDaemonSetUpdate,
+  validateDeployment,
+  validateDeploymentStatusUpdate,
+  validateDeploymentUpdate,
+  validateReplicaSet,
+  validateReplicaSetStatusUpdate,
+  validateReplicaSetUpdate,
+  validateStatefulSet,
+  validateStatefulSetStatusUpdate,
+  validateStatefulSetUpdate,
+} from './apps.js';
+import {
+  validatePodTemplate,
+  validatePodTemplateUpdate,
+  validateReplicationController,
+  validateReplicationControllerStatusUpdate,
+  validateReplicationControllerUpdate,
+} from './replicationcontroller.js';
 import {
   coreEventView,
   eventsV1View,
@@ -46,11 +68,11 @@ const metaOnly = (obj: Obj) => validateObjectMeta(obj.metadata, true, nameIsDNSS
 const pendingValidation: KindValidation = { create: metaOnly, update: thenCreate(metaOnly) };
 
 const kinds: Record<string, KindValidation> = {
-  '/ReplicationController': pendingValidation,
-  '/PodTemplate': pendingValidation,
-  'apps/DaemonSet': pendingValidation,
-  'apps/StatefulSet': pendingValidation,
-  'apps/ControllerRevision': pendingValidation,
+  '/ReplicationController': { create: validateReplicationController, update: validateReplicationControllerUpdate, status: validateReplicationControllerStatusUpdate },
+  '/PodTemplate': { create: validatePodTemplate, update: validatePodTemplateUpdate },
+  'apps/DaemonSet': { create: validateDaemonSet, update: validateDaemonSetUpdate, status: validateDaemonSetStatusUpdate },
+  'apps/StatefulSet': { create: validateStatefulSet, update: validateStatefulSetUpdate, status: validateStatefulSetStatusUpdate },
+  'apps/ControllerRevision': { create: validateControllerRevision, update: validateControllerRevisionUpdate },
   'batch/Job': pendingValidation,
   'batch/CronJob': pendingValidation,
   'policy/PodDisruptionBudget': pendingValidation,

@@ -5,7 +5,16 @@ import { rfc3339 } from '../../api/time.js';
 import { apiVersionOf, type KubeObject, type ObjectMeta, type StoredObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { creationTimestampDoc, nameColumn, column, type Printer, type TableColumnDefinition, type TableRowCondition } from './printer.js';
-import { deploymentPrinter, podPrinter, replicaSetPrinter } from './workloads.js';
+import {
+  controllerRevisionPrinter,
+  daemonSetPrinter,
+  deploymentPrinter,
+  podPrinter,
+  podTemplatePrinter,
+  replicaSetPrinter,
+  replicationControllerPrinter,
+  statefulSetPrinter,
+} from './workloads.js';
 import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter } from './cluster.js';
 import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
 import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './network.js';
@@ -57,7 +66,12 @@ const printers = new Map<string, Printer>([
   ['/ServiceAccount', serviceAccountPrinter],
   ['/Endpoints', endpointsPrinter],
   ['coordination.k8s.io/Lease', leasePrinter],
+  ['/ReplicationController', replicationControllerPrinter],
+  ['/PodTemplate', podTemplatePrinter],
   ['apps/Deployment', deploymentPrinter],
+  ['apps/DaemonSet', daemonSetPrinter],
+  ['apps/StatefulSet', statefulSetPrinter],
+  ['apps/ControllerRevision', controllerRevisionPrinter],
   ['apps/ReplicaSet', replicaSetPrinter],
   ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
   ['events.k8s.io/Event', eventsV1Printer],

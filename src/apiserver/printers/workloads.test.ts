@@ -1,8 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredObject } from '../../api/meta.js';
-import type { Deployment, Pod, ReplicaSet } from '../../api/types.js';
-import { deploymentPrinter, podPrinter, replicaSetPrinter } from './workloads.js';
+import type { ControllerRevision, DaemonSet, Deployment, Pod, PodTemplate, ReplicaSet, ReplicationController, StatefulSet } from '../../api/types.js';
+import {
+  controllerRevisionPrinter,
+  daemonSetPrinter,
+  deploymentPrinter,
+  podPrinter,
+  podTemplatePrinter,
+  replicaSetPrinter,
+  replicationControllerPrinter,
+  statefulSetPrinter,
+} from './workloads.js';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
@@ -228,4 +237,45 @@ void test('replicaset rows', () => {
     },
   ];
   for (const c of cases) assert.deepEqual(replicaSetPrinter.print(stored(c.rs), NOW).cells, c.cells, c.name);
+});
+
+const tmpl = (labels: Record<string, string> = { app: 'web' }) => ({
+  metadata: { labels },
+  spec: { containers: [{ name: 'nginx', image: 'nginx:1.25' }, { name: 'sidecar', image: 'busybox' }] },
+});
+
+void test('DaemonSet, StatefulSet, ControllerRevision, ReplicationController and PodTemplate columns and cells as upstream', () => {
+  const cols = (p: typeof podPrinter) => p.columns.map((c) => `${c.name}${c.priority ? '*' : ''}`);
+  assert.deepEqual(cols(daemonSetPrinter), ['Name', 'Desired', 'Current', 'Ready', 'Up-to-date', 'Available', 'Node Selector', 'Age', 'Containers*', 'Images*', 'Selector*']);
+  assert.deepEqual(cols(statefulSetPrinter), ['Name', 'Ready', 'Age', 'Containers*', 'Images*']);
+  assert.deepEqual(cols(controllerRevisionPrinter), ['Name', 'Controller', 'Revision', 'Age']);
+  assert.deepEqual(cols(replicationControllerPrinter), ['Name', 'Desired', 'Current', 'Ready', 'Age', 'Containers*', 'Images*', 'Selector*']);
+  assert.deepEqual(cols(podTemplatePrinter), ['Name', 'Containers', 'Images', 'Pod Labels']);
+
+  const ds: DaemonSet = {
+    metadata: meta('agent'),
+    spec: { selector: { matchLabels: { app: 'web' } }, template: { ...tmpl(), spec: { ...tmpl().spec, nodeSelector: { zone: 'a', 'kubernetes.io/os': 'linux' } } } },
+    status: { desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 2, updatedNumberScheduled: 1, numberAvailable: 2, numberMisscheduled: 0 },
+  };
+  assert.deepEqual(daemonSetPrinter.print(stored(ds), NOW).cells, ['agent', 3, 3, 2, 1, 2, 'kubernetes.io/os=linux,zone=a', '5m', 'nginx,sidecar', 'nginx:1.25,busybox', 'app=web']);
+  const bare: DaemonSet = { metadata: meta('bare'), spec: { selector: { matchLabels: { app: 'web' } }, template: tmpl() } };
+  assert.deepEqual(daemonSetPrinter.print(stored(bare), NOW).cells.slice(1, 7), [0, 0, 0, 0, 0, '<none>']);
+
+  const ss: StatefulSet = { metadata: meta('db'), spec: { replicas: 3, serviceName: 'db', selector: { matchLabels: { app: 'web' } }, template: tmpl() }, status: { replicas: 3, readyReplicas: 1 } };
+  assert.deepEqual(statefulSetPrinter.print(stored(ss), NOW).cells, ['db', '1/3', '5m', 'nginx,sidecar', 'nginx:1.25,busybox']);
+
+  const cr: ControllerRevision = {
+    metadata: { ...meta('db-7b9c'), ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'u', controller: true }] },
+    revision: 2,
+  };
+  assert.deepEqual(controllerRevisionPrinter.print(stored(cr), NOW).cells, ['db-7b9c', 'statefulset.apps/db', 2, '5m']);
+  const orphan: ControllerRevision = { metadata: meta('x'), revision: 1 };
+  assert.equal(controllerRevisionPrinter.print(stored(orphan), NOW).cells[1], '<none>');
+
+  const rc: ReplicationController = { metadata: meta('web'), spec: { replicas: 3, selector: { app: 'web', tier: 'fe' }, template: tmpl() }, status: { replicas: 2, readyReplicas: 1 } };
+  assert.deepEqual(replicationControllerPrinter.print(stored(rc), NOW).cells, ['web', 3, 2, 1, '5m', 'nginx,sidecar', 'nginx:1.25,busybox', 'app=web,tier=fe']);
+
+  const pt: PodTemplate = { metadata: meta('t'), template: tmpl({ b: '2', a: '1' }) };
+  assert.deepEqual(podTemplatePrinter.print(stored(pt), NOW).cells, ['t', 'nginx,sidecar', 'nginx:1.25,busybox', 'a=1,b=2']);
+  assert.deepEqual(podTemplatePrinter.print(stored({ metadata: meta('e') } as PodTemplate), NOW).cells, ['e', '', '', '<none>']);
 });

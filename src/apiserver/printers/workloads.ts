@@ -1,5 +1,6 @@
-// Pods and the controllers that own them: Pod, Deployment, ReplicaSet.
-import type { Deployment, Pod, ReplicaSet } from '../../api/types.js';
+// Pods and what makes them: Pod, Deployment, ReplicaSet, DaemonSet, StatefulSet, ControllerRevision,
+// ReplicationController, PodTemplate.
+import type { ControllerRevision, DaemonSet, Deployment, Pod, PodTemplate, ReplicaSet, ReplicationController, StatefulSet } from '../../api/types.js';
 import { formatReady, formatRestarts, summarizePod } from '../../api/pod/status.js';
 import { labelSelectorAsSelector } from '../../api/labels.js';
 import {
@@ -8,6 +9,7 @@ import {
   column,
   containerCells,
   containersColumn,
+  formatLabels,
   formatLabelSelector,
   imagesColumn,
   nameColumn,
@@ -140,4 +142,126 @@ export const replicaSetPrinter = printer<ReplicaSet>(
       formatLabelSelector(rs.spec?.selector),
     ],
   }),
+);
+
+export const daemonSetPrinter = printer<DaemonSet>(
+  [
+    nameColumn,
+    column(
+      'Desired',
+      'integer',
+      'The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
+    ),
+    column(
+      'Current',
+      'integer',
+      'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/',
+    ),
+    column('Ready', 'integer', 'numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.'),
+    column('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
+    column(
+      'Available',
+      'integer',
+      'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+    ),
+    column(
+      'Node Selector',
+      'string',
+      "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
+    ),
+    ageColumn,
+    containersColumn,
+    imagesColumn,
+    wide(
+      'Selector',
+      'string',
+      "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+    ),
+  ],
+  (ds, now) => {
+    const s = ds.status;
+    return {
+      cells: [
+        ds.metadata.name,
+        s?.desiredNumberScheduled ?? 0,
+        s?.currentNumberScheduled ?? 0,
+        s?.numberReady ?? 0,
+        s?.updatedNumberScheduled ?? 0,
+        s?.numberAvailable ?? 0,
+        formatLabels(ds.spec?.template?.spec?.nodeSelector),
+        age(ds, now),
+        ...containerCells(ds.spec?.template?.spec?.containers),
+        formatLabelSelector(ds.spec?.selector),
+      ],
+    };
+  },
+);
+
+export const statefulSetPrinter = printer<StatefulSet>(
+  [nameColumn, column('Ready', 'string', 'Number of the pod with ready state'), ageColumn, containersColumn, imagesColumn],
+  (ss, now) => ({
+    // spec.replicas defaults to 1, as decoding with defaults would give upstream's printer.
+    cells: [ss.metadata.name, `${ss.status?.readyReplicas ?? 0}/${ss.spec?.replicas ?? 1}`, age(ss, now), ...containerCells(ss.spec?.template?.spec?.containers)],
+  }),
+);
+
+/** formatResourceName with its kind: "daemonset.apps/web", "statefulset.apps/db". */
+function controllerName(cr: ControllerRevision): string {
+  const ref = cr.metadata?.ownerReferences?.find((o) => o.controller === true);
+  if (!ref) return '<none>';
+  const slash = ref.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
+  const kind = group ? `${ref.kind}.${group}` : ref.kind;
+  return kind ? `${kind.toLowerCase()}/${ref.name}` : ref.name;
+}
+
+export const controllerRevisionPrinter = printer<ControllerRevision>(
+  [nameColumn, column('Controller', 'string', 'Controller of the object'), column('Revision', 'string', 'Revision indicates the revision of the state represented by Data.'), ageColumn],
+  (cr, now) => ({ cells: [cr.metadata.name, controllerName(cr), cr.revision ?? 0, age(cr, now)] }),
+);
+
+export const replicationControllerPrinter = printer<ReplicationController>(
+  [
+    nameColumn,
+    column(
+      'Desired',
+      'integer',
+      'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+    ),
+    column(
+      'Current',
+      'integer',
+      'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+    ),
+    column('Ready', 'integer', 'The number of ready replicas for this replication controller.'),
+    ageColumn,
+    containersColumn,
+    imagesColumn,
+    wide(
+      'Selector',
+      'string',
+      'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+    ),
+  ],
+  (rc, now) => ({
+    cells: [
+      rc.metadata.name,
+      rc.spec?.replicas ?? 1,
+      rc.status?.replicas ?? 0,
+      rc.status?.readyReplicas ?? 0,
+      age(rc, now),
+      ...containerCells(rc.spec?.template?.spec?.containers),
+      formatLabels(rc.spec?.selector),
+    ],
+  }),
+);
+
+export const podTemplatePrinter = printer<PodTemplate>(
+  [
+    nameColumn,
+    column('Containers', 'string', 'Names of each container in the template.'),
+    column('Images', 'string', 'Images referenced by each container in the template.'),
+    column('Pod Labels', 'string', 'The labels for the pod template.'),
+  ],
+  (pt) => ({ cells: [pt.metadata.name, ...containerCells(pt.template?.spec?.containers), formatLabels(pt.template?.metadata?.labels)] }),
 );

@@ -18,10 +18,10 @@ import {
   generationStrategy,
   nodeStrategy,
   plainStrategy,
-  replicaSetStrategy,
   secretStrategy,
 } from './strategies/others.js';
 import { certificateSigningRequestStrategy } from './strategies/certificates.js';
+import { daemonSetStrategy, replicatedStrategy, statefulSetStrategy } from './strategies/apps.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
 
@@ -52,11 +52,11 @@ export class Registries {
       createOnUpdateStrategy('', 'endpoints'),
       createOnUpdateStrategy('coordination.k8s.io', 'leases'),
       deploymentStrategy(),
-      replicaSetStrategy(),
-      generationStrategy('', 'replicationcontrollers'),
-      plainStrategy('', 'podtemplates'),
-      generationStrategy('apps', 'daemonsets'),
-      generationStrategy('apps', 'statefulsets'),
+      replicatedStrategy('apps', 'replicasets'),
+      replicatedStrategy('', 'replicationcontrollers'),
+      generationStrategy('', 'podtemplates'),
+      daemonSetStrategy(),
+      statefulSetStrategy(),
       plainStrategy('apps', 'controllerrevisions'),
       generationStrategy('batch', 'jobs'),
       generationStrategy('batch', 'cronjobs'),

@@ -22,16 +22,6 @@ export function secretStrategy(): ResourceStrategy {
   });
 }
 
-export function replicaSetStrategy(): ResourceStrategy {
-  return genericStrategy(r('apps', 'replicasets'), {
-    tracksGeneration: true,
-    selectableFields: (obj) => ({
-      ...metadataFields(obj),
-      'status.replicas': String((obj.status as { replicas?: number } | undefined)?.replicas ?? 0),
-    }),
-  });
-}
-
 export function deploymentStrategy(): ResourceStrategy {
   return genericStrategy(r('apps', 'deployments'), { tracksGeneration: true });
 }
