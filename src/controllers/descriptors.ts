@@ -11,6 +11,7 @@ import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
+import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
 
 export interface RunnableController {
   start(): void;
@@ -52,6 +53,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['replicaset'],
     identity: 'replicaset-controller',
     init: (ctx) => new ReplicaSetController(ctx),
+  },
+  {
+    name: 'replicationcontroller-controller',
+    aliases: ['replicationcontroller'],
+    identity: 'replication-controller',
+    init: (ctx) => new ReplicationManager(ctx),
   },
   {
     name: 'garbage-collector-controller',

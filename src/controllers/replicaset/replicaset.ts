@@ -1,11 +1,13 @@
 // The ReplicaSet controller, as upstream's pkg/controller/replicaset/replica_set.go: for each
 // ReplicaSet, claim the pods its selector matches (adopt orphans, release what no longer matches),
 // create or delete pods until the active ones number spec.replicas, and report what it found in
-// status. Expectations keep a burst of watch events from acting twice on a lagging cache.
+// status. Expectations keep a burst of watch events from acting twice on a lagging cache. As
+// upstream, the same sync serves ReplicationControllers (replicationcontroller/): a ReplicatedKind
+// says which resource it manages and how its selector reads.
 import { isDeepStrictEqual } from 'node:util';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
-import { findResource } from '../../api/resources.js';
+import { findResource, type ResourceInfo } from '../../api/resources.js';
 import { hasStatusCode, StatusError } from '../../api/errors.js';
 import { isNothing, labelSelectorAsSelector, selectorFromSet, type Selector } from '../../api/labels.js';
 import { rfc3339 } from '../../api/time.js';
@@ -28,11 +30,33 @@ export const SLOW_START_INITIAL_BATCH_SIZE = 1;
 /** Upstream's statusUpdateRetries. */
 const STATUS_UPDATE_RETRIES = 1;
 const CONTROLLER_UID_INDEX = 'controllerUID';
-const API_VERSION = 'apps/v1';
-const KIND = 'ReplicaSet';
 
 const podsResource = findResource('', 'v1', 'pods')!;
-const replicaSetsResource = findResource('apps', 'v1', 'replicasets')!;
+
+/**
+ * The kind a controller built on this sync manages. Its objects are read as ReplicaSets (upstream's
+ * adapter converts them): every field the sync reads has the same name and meaning, but the selector.
+ */
+export interface ReplicatedKind {
+  resource: ResourceInfo;
+  apiVersion: string;
+  kind: string;
+  /** The work queue's name. */
+  queueName: string;
+  /** The source component of its events. */
+  component: string;
+  /** The pod selector of an object; throws when it cannot be parsed. */
+  selector(obj: ReplicaSet): Selector;
+}
+
+export const replicaSetKind: ReplicatedKind = {
+  resource: findResource('apps', 'v1', 'replicasets')!,
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  queueName: 'replicaset',
+  component: 'replicaset-controller',
+  selector: (rs) => labelSelectorAsSelector(rs.spec?.selector),
+};
 
 export interface ReplicaSetControllerOptions {
   client: Client;
@@ -82,8 +106,11 @@ export class ReplicaSetController {
   readonly expectations: UIDTrackingControllerExpectations;
   private readonly burstReplicas: number;
 
-  constructor(private readonly opts: ReplicaSetControllerOptions) {
-    const rsInformer = opts.informers.informerFor<ReplicaSet>(replicaSetsResource);
+  constructor(
+    private readonly opts: ReplicaSetControllerOptions,
+    private readonly kind: ReplicatedKind = replicaSetKind,
+  ) {
+    const rsInformer = opts.informers.informerFor<ReplicaSet>(kind.resource);
     const podInformer = opts.informers.informerFor<Pod>(podsResource);
     rsInformer.indexer.addIndexers({ [CONTROLLER_UID_INDEX]: (rs: ReplicaSet) => (getControllerOf(rs) ? [getControllerOf(rs)!.uid] : []) });
     this.replicaSets = rsInformer.indexer;
@@ -93,10 +120,10 @@ export class ReplicaSetController {
     if (opts.podControl) this.podControl = opts.podControl;
     else {
       this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-      this.podControl = new RealPodControl(opts.client, this.events.newRecorder({ component: 'replicaset-controller' }));
+      this.podControl = new RealPodControl(opts.client, this.events.newRecorder({ component: kind.component }));
     }
     this.controller = new QueueController({
-      name: 'replicaset',
+      name: kind.queueName,
       clock: opts.clock,
       logger: opts.logger,
       sources: [rsInformer, podInformer],
@@ -137,7 +164,7 @@ export class ReplicaSetController {
 
   /** The ReplicaSet a controller reference names, if it still is that one. */
   private resolveControllerRef(namespace: string, ref: { kind: string; name: string; uid: string }): ReplicaSet | undefined {
-    if (ref.kind !== KIND) return undefined;
+    if (ref.kind !== this.kind.kind) return undefined;
     const rs = this.replicaSets.getByKey(`${namespace}/${ref.name}`);
     return rs?.metadata?.uid === ref.uid ? rs : undefined;
   }
@@ -147,10 +174,15 @@ export class ReplicaSetController {
     const ns = pod.metadata?.namespace ?? '';
     const matching = this.replicaSets.list().filter((rs) => {
       if (rs.metadata?.namespace !== ns) return false;
-      const selector = labelSelectorAsSelector(rs.spec?.selector);
+      let selector: Selector;
+      try {
+        selector = this.kind.selector(rs);
+      } catch {
+        return false; // an invalid selector matches no pods
+      }
       return !isNothing(selector) && !selector.empty() && selector.matches(pod.metadata?.labels);
     });
-    if (matching.length > 1) this.opts.logger.error({ pod: podKey(pod) }, 'user error! more than one ReplicaSet is selecting pods with labels');
+    if (matching.length > 1) this.opts.logger.error({ pod: podKey(pod), kind: this.kind.kind }, 'user error! more than one controller is selecting pods with labels');
     return matching;
   }
 
@@ -223,7 +255,7 @@ export class ReplicaSetController {
     const needsSync = this.expectations.satisfiedExpectations(key);
     let selector: Selector;
     try {
-      selector = labelSelectorAsSelector(rs.spec?.selector);
+      selector = this.kind.selector(rs);
     } catch (err) {
       // A user error retrying cannot fix.
       this.opts.logger.error({ err, replicaSet: key }, 'Error converting pod selector to selector');
@@ -246,16 +278,17 @@ export class ReplicaSetController {
 
   private async claimPods(rs: ReplicaSet, selector: Selector, pods: Pod[]): Promise<Pod[]> {
     const m = rs.metadata ?? {};
+    const { apiVersion, kind } = this.kind;
     const manager = new PodControllerRefManager({
       podControl: this.podControl,
-      controller: { ...rs, apiVersion: API_VERSION, kind: KIND },
+      controller: { ...rs, apiVersion, kind },
       selector,
-      controllerApiVersion: API_VERSION,
-      controllerKind: KIND,
+      controllerApiVersion: apiVersion,
+      controllerKind: kind,
       // Adopt only if the ReplicaSet read fresh is still this one and not being deleted.
       canAdopt: recheckDeletionTimestamp(async () => {
-        const fresh = await this.opts.client.resource<ReplicaSet>(replicaSetsResource).namespace(m.namespace).get(m.name ?? '');
-        if (fresh.metadata?.uid !== m.uid) throw new Error(`original ReplicaSet ${m.namespace}/${m.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${m.uid}`);
+        const fresh = await this.opts.client.resource<ReplicaSet>(this.kind.resource).namespace(m.namespace).get(m.name ?? '');
+        if (fresh.metadata?.uid !== m.uid) throw new Error(`original ${kind} ${m.namespace}/${m.name} is gone: got uid ${fresh.metadata?.uid}, wanted ${m.uid}`);
         return fresh;
       }),
     });
@@ -268,14 +301,14 @@ export class ReplicaSetController {
   private async manageReplicas(pods: Pod[], rs: ReplicaSet, key: string): Promise<Error | undefined> {
     const want = rs.spec?.replicas ?? 1;
     let diff = pods.length - want;
-    const owner = { ...rs, apiVersion: API_VERSION, kind: KIND };
+    const owner = { ...rs, apiVersion: this.kind.apiVersion, kind: this.kind.kind };
     const exp = this.expectations.expectations;
     if (diff < 0) {
       diff = Math.min(-diff, this.burstReplicas);
       // Raised before the first create: its watch event may arrive before create() returns.
       exp.expectCreations(key, diff);
       this.opts.logger.debug({ replicaSet: key, need: want, creating: diff }, 'Too few replicas');
-      const ref = newControllerRef(rs, API_VERSION, KIND);
+      const ref = newControllerRef(rs, this.kind.apiVersion, this.kind.kind);
       const { successes, error } = await slowStartBatch(diff, SLOW_START_INITIAL_BATCH_SIZE, async () => {
         try {
           await this.podControl.createPods(rs.metadata?.namespace ?? '', rs.spec!.template!, owner, ref);
@@ -323,7 +356,7 @@ export class ReplicaSetController {
     for (const sibling of this.replicaSets.byIndex(CONTROLLER_UID_INDEX, ref.uid)) {
       let selector: Selector;
       try {
-        selector = labelSelectorAsSelector(sibling.spec?.selector);
+        selector = this.kind.selector(sibling);
       } catch {
         continue; // an invalid selector matches no pods
       }
@@ -351,7 +384,7 @@ export class ReplicaSetController {
   private async updateStatus(rs: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> {
     const generation = rs.metadata?.generation ?? 0;
     if (sameStatus(rs.status ?? { replicas: 0 }, status) && (rs.status?.observedGeneration ?? 0) === generation) return rs;
-    const client = this.opts.client.resource<ReplicaSet>(replicaSetsResource).namespace(rs.metadata?.namespace);
+    const client = this.opts.client.resource<ReplicaSet>(this.kind.resource).namespace(rs.metadata?.namespace);
     let current = rs;
     for (let i = 0; ; i++) {
       const next = { ...structuredClone(current), status: { ...status, observedGeneration: generation } };
