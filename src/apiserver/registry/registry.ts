@@ -620,7 +620,10 @@ export class Registry {
     const obj = deepClone(current);
     const meta = obj.metadata;
     const finalizers = new Set(meta.finalizers ?? []);
-    const policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
+    // orphanDependents=false is a Background delete, as upstream reads it.
+    const explicit = options.propagationPolicy ?? (options.orphanDependents === undefined ? undefined : options.orphanDependents ? 'Orphan' : 'Background');
+    // With no policy named, a GC finalizer already set decides, else the kind's default.
+    const policy = explicit ?? (this.strategy.orphansByDefault && !finalizers.has('foregroundDeletion') ? 'Orphan' : undefined);
     // Orphan and Foreground hand the object to the garbage collector through its finalizers.
     if (policy === 'Orphan') finalizers.add('orphan');
     if (policy === 'Foreground') finalizers.add('foregroundDeletion');

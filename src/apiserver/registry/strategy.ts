@@ -28,6 +28,8 @@ export interface ResourceStrategy {
   readonly allowUnconditionalUpdate: boolean;
   /** Whether DELETE answers with the deleted object rather than a Status. */
   readonly returnDeletedObject: boolean;
+  /** Upstream's DefaultGarbageCollectionPolicy OrphanDependents: a delete naming no policy orphans the dependents (core/v1 ReplicationControllers). */
+  readonly orphansByDefault?: boolean;
 
   /** Server-set fields on create (status reset, derived fields). */
   prepareForCreate(obj: StoredObject, ctx: StrategyContext): void;

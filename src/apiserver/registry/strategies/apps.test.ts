@@ -46,6 +46,20 @@ void test('workload strategies through the API: templateGeneration, status reset
     assert.deepEqual((await rcClient.list({ fieldSelector: 'status.replicas=2' })).items.map((o) => o.metadata.name), ['web']);
     assert.deepEqual((await rcClient.list({ fieldSelector: 'status.replicas=0' })).items, []);
 
+    // A v1 RC's delete that names no policy orphans its pods (the garbage collector removes the finalizer).
+    await rcClient.delete('web');
+    const deleting = await rcClient.get('web');
+    assert.deepEqual(deleting.metadata.finalizers, ['orphan']);
+    assert.ok(deleting.metadata.deletionTimestamp);
+    await rcClient.create({ metadata: { name: 'gone' }, spec: { template: template('nginx') } });
+    await rcClient.delete('gone', { propagationPolicy: 'Background' });
+    await assert.rejects(rcClient.get('gone'), { code: 404 });
+    // ReplicaSets keep the global default: dependents deleted in the background.
+    const rsClient = c.resource<Obj>('apps', 'v1', 'replicasets').namespace('ns');
+    await rsClient.create({ metadata: { name: 'rs' }, spec: { selector: { matchLabels: { app: 'web' } }, template: template('nginx') } });
+    await rsClient.delete('rs');
+    await assert.rejects(rsClient.get('rs'), { code: 404 });
+
     const ptClient = c.resource<Obj>('', 'v1', 'podtemplates').namespace('ns');
     const pt = await ptClient.create({ metadata: { name: 't' }, template: template('a') });
     assert.equal(pt.metadata.generation, 1);

@@ -62,10 +62,14 @@ export function statefulSetStrategy(): ResourceStrategy {
   };
 }
 
-/** ReplicaSets and ReplicationControllers: generation, and status.replicas as a field selector. */
+/**
+ * ReplicaSets and ReplicationControllers: generation, and status.replicas as a field selector; a
+ * ReplicationController's delete orphans its pods unless told otherwise, as before server-side GC.
+ */
 export function replicatedStrategy(group: string, resource: string): ResourceStrategy {
   return genericStrategy(r(group, resource), {
     tracksGeneration: true,
+    orphansByDefault: group === '',
     selectableFields: (obj) => ({
       ...metadataFields(obj),
       'status.replicas': String((obj.status as { replicas?: number } | undefined)?.replicas ?? 0),
