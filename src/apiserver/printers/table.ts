@@ -5,6 +5,7 @@ import { rfc3339 } from '../../api/time.js';
 import { apiVersionOf, type KubeObject, type ObjectMeta, type StoredObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import { creationTimestampDoc, nameColumn, column, type Printer, type TableColumnDefinition, type TableRowCondition } from './printer.js';
+import { cronJobPrinter } from './cronjob.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter } from './workloads.js';
 import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter } from './cluster.js';
 import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
@@ -59,6 +60,7 @@ const printers = new Map<string, Printer>([
   ['coordination.k8s.io/Lease', leasePrinter],
   ['apps/Deployment', deploymentPrinter],
   ['apps/ReplicaSet', replicaSetPrinter],
+  ['batch/CronJob', cronJobPrinter],
   ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
   ['events.k8s.io/Event', eventsV1Printer],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
