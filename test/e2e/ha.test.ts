@@ -5,7 +5,8 @@
 // Lease within its duration and the ReplicaSet ends with exactly the desired pods, none made twice
 // (every pod ever seen, through a list and watch that survive the failures, is counted). Then one
 // etcd member is killed and the API and the controllers keep working on the other two.
-// The workload is a ReplicaSet; for a Deployment, change `workload` below (one line).
+// The workload is a ReplicaSet; for a Deployment, change `workload` below to
+// { kind: 'Deployment', apiVersion: 'apps/v1', resource: 'deployment' } (one line).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -207,7 +208,8 @@ describe('HA: kite servers on a 3-member etcd', () => {
     await new Promise((r) => setTimeout(r, 3000));
     const pods = haPods(other);
     assert.equal(pods.length, desired, 'exactly the desired pods');
-    assert.ok(pods.every((p) => p.metadata?.ownerReferences?.[0]?.name === 'ha' && p.metadata.ownerReferences[0].controller));
+    // Owned by the ReplicaSet (a Deployment's is named ha-<pod-template-hash>).
+    assert.ok(pods.every((p) => /^ha(-[a-z0-9]+)?$/.test(p.metadata?.ownerReferences?.[0]?.name ?? '') && p.metadata!.ownerReferences![0]!.controller));
     assert.equal(tracker.seen.size, desired, `pods ever seen: ${tracker.seen.size}`);
     const replicas = () => (JSON.parse(k(other, ['get', workload.resource, 'ha', '-o', 'json'])) as { status?: { replicas?: number } }).status?.replicas;
     await eventually(() => (replicas() === desired ? true : undefined), 'status.replicas');

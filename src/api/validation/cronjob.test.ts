@@ -56,7 +56,7 @@ void test('invalid CronJobs get upstream messages', () => {
     [
       'a restarting template',
       (cj) => (cj.spec.jobTemplate.spec.template.spec.restartPolicy = 'Always'),
-      ['spec.jobTemplate.spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"'],
+      ['spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'],
     ],
     [
       'a selector',

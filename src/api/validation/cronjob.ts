@@ -59,8 +59,11 @@ export function validateJobTemplateSpec(template: unknown, p: Path): FieldError[
     errs.push(notSupported(sp.child('completionMode'), s.completionMode, ['NonIndexed', 'Indexed']));
   }
   errs.push(...validatePodTemplateSpec(s.template, sp.child('template')));
+  // Defaulting makes an unset restartPolicy Always: both read as missing.
   const restartPolicy = str(s.template?.spec?.restartPolicy);
-  if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') errs.push(notSupported(sp.child('template', 'spec', 'restartPolicy'), restartPolicy, ['OnFailure', 'Never']));
+  const rp = sp.child('template', 'spec', 'restartPolicy');
+  if (restartPolicy === 'Always' || restartPolicy === '') errs.push(required(rp, 'valid values: "OnFailure", "Never"'));
+  else if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') errs.push(notSupported(rp, restartPolicy, ['OnFailure', 'Never']));
   if (s.selector != null) errs.push(invalid(sp.child('selector'), s.selector, '`selector` will be auto-generated'));
   if (s.manualSelector === true) errs.push(notSupported(sp.child('manualSelector'), true, ['nil', 'false']));
   return errs;
