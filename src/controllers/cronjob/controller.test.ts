@@ -172,6 +172,25 @@ describe('CronJob controller', () => {
       assert.equal(c.reasons().filter((r) => r === 'SuccessfulDelete').length, 2);
     }));
 
+  it('an active Job deleted by someone else leaves the list (MissingJob); one it did not make is an UnexpectedJob', () =>
+    withCluster(async (c) => {
+      await c.cronJobs().create(cronJob('gone', { schedule: '1 10 * * *' }));
+      await c.until(1);
+      await c.jobs().delete(`gone-${minutes(1)}`);
+      await c.settle();
+      const cj = await c.cronJobs().get('gone');
+      assert.equal(cj.status?.active, undefined);
+      // kubectl create job --from=cronjob/gone: owned by the CronJob, not in its active list.
+      await c.jobs().create({
+        metadata: { name: 'manual', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'gone', uid: cj.metadata!.uid!, controller: true }] },
+        spec: structuredClone(cj.spec!.jobTemplate.spec!),
+      });
+      await c.settle();
+      assert.ok(c.recorder.events.some((e) => e.reason === 'UnexpectedJob' && e.message === 'Saw a job that the controller did not create or forgot: manual'));
+      assert.ok(c.recorder.events.some((e) => e.reason === 'MissingJob' && e.message === `Active job went missing: gone-${minutes(1)}`));
+      assert.deepEqual(await c.jobNames(), ['manual'], 'the deleted scheduled time is not run again');
+    }));
+
   it('a time zone shows in the scheduled-timestamp annotation', () =>
     withCluster(async (c) => {
       // 11:01 in Berlin is 10:01 UTC in January.
