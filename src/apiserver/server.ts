@@ -48,6 +48,8 @@ import type { Service } from '../util/lifecycle.js';
 
 export interface ApiServerOptions {
   dataDir: string;
+  /** The CA, serving and admin certificates (default DATA/pki): shared by the servers of one etcd cluster. */
+  pkiDir?: string;
   /** host:port to listen on; port 0 picks a free one. */
   listen: string;
   /** 'sqlite' or 'etcd://HOST:PORT[,...]'. */
@@ -131,7 +133,7 @@ export class ApiServer implements Service {
     const { dataDir, logger } = this.opts;
     await mkdir(dataDir, { recursive: true });
     const [host, portText] = splitHostPort(this.opts.listen);
-    this.pki = await ensurePki(join(dataDir, 'pki'), { extraSans: [host], clock: this.clock });
+    this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host], clock: this.clock });
     this.store = await openStore(this.opts.storage, dataDir);
     this.registries = new Registries({
       store: this.store,

@@ -12,6 +12,8 @@ export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
            --listen HOST:PORT          default 127.0.0.1:6443
            --store sqlite|etcd://HOST:PORT[,HOST:PORT...]   default sqlite
+           --pki-dir DIR               the cluster CA and the server's certificates (default DATA/pki); several
+                                       servers on one etcd share it: start one, then the others with its directory
            --token-auth-file FILE      static bearer tokens (token,user,uid,"group1,group2")
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
            --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
@@ -24,13 +26,14 @@ export const serverUsage = `  server   Run the API server.
            --disable-admission-plugins LIST  default admission plugins to turn off
 `;
 
-export const serverFlags = ['data-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
   if (!dataDir) throw new Error('--data-dir is required');
   return {
     dataDir: resolve(dataDir),
+    pkiDir: optionalPath(args.flags.get('pki-dir')),
     listen: args.flags.get('listen') ?? '127.0.0.1:6443',
     storage: args.flags.get('store') ?? 'sqlite',
     tokenAuthFile: args.flags.get('token-auth-file'),
@@ -44,6 +47,8 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     logger,
   };
 }
+
+const optionalPath = (p: string | undefined) => (p === undefined ? undefined : resolve(p));
 
 /** A flag that takes a whole number; undefined when it is not given. */
 function wholeNumber(args: ParsedArgs, flag: string): number | undefined {

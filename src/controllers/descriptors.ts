@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
+import { CronJobController } from './cronjob/controller.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
@@ -59,6 +60,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['replicationcontroller'],
     identity: 'replication-controller',
     init: (ctx) => new ReplicationManager(ctx),
+  },
+  {
+    name: 'cronjob-controller',
+    aliases: ['cronjob'],
+    identity: 'cronjob-controller',
+    init: (ctx) => new CronJobController(ctx),
   },
   {
     name: 'garbage-collector-controller',

@@ -21,7 +21,8 @@ test('every controller names the service account upstream runs it as', () => {
     {
       'namespace-controller': 'namespace-controller',
       'replicaset-controller': 'replicaset-controller',
-    'replicationcontroller-controller': 'replication-controller',
+      'replicationcontroller-controller': 'replication-controller',
+      'cronjob-controller': 'cronjob-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'certificatesigningrequest-approving-controller': 'certificate-controller',

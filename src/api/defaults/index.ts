@@ -6,6 +6,7 @@ import { isIPv6 } from '../validation/names.js';
 import { zeroNulls } from '../zero.js';
 import { defaultDaemonSet, defaultDeployment, defaultPodTemplateObject, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './apps.js';
 import { child, defaultPod, defaultResourceList, isObj, type Obj } from './podspec.js';
+import { defaultCronJob } from './cronjob.js';
 
 export { imageTag } from './podspec.js';
 
@@ -104,6 +105,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'apps/ReplicaSet': defaultReplicaSet,
   'apps/DaemonSet': defaultDaemonSet,
   'apps/StatefulSet': defaultStatefulSet,
+  'batch/CronJob': defaultCronJob,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
 };

@@ -43,6 +43,7 @@ import {
   validateServiceStatusUpdate,
   validateServiceUpdate,
 } from './core.js';
+import { validateCronJob, validateCronJobUpdate } from './cronjob.js';
 import { validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
 import { nameIsDNSSubdomain } from './names.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
@@ -74,7 +75,7 @@ const kinds: Record<string, KindValidation> = {
   'apps/StatefulSet': { create: validateStatefulSet, update: validateStatefulSetUpdate, status: validateStatefulSetStatusUpdate },
   'apps/ControllerRevision': { create: validateControllerRevision, update: validateControllerRevisionUpdate },
   'batch/Job': pendingValidation,
-  'batch/CronJob': pendingValidation,
+  'batch/CronJob': { create: validateCronJob, update: validateCronJobUpdate },
   'policy/PodDisruptionBudget': pendingValidation,
   'autoscaling/HorizontalPodAutoscaler': pendingValidation,
   '/Pod': { create: validatePodCreate, update: validatePodUpdate, status: validatePodStatusUpdate },

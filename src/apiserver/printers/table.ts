@@ -15,6 +15,7 @@ import {
   replicationControllerPrinter,
   statefulSetPrinter,
 } from './workloads.js';
+import { cronJobPrinter } from './cronjob.js';
 import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter } from './cluster.js';
 import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
 import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './network.js';
@@ -73,6 +74,7 @@ const printers = new Map<string, Printer>([
   ['apps/StatefulSet', statefulSetPrinter],
   ['apps/ControllerRevision', controllerRevisionPrinter],
   ['apps/ReplicaSet', replicaSetPrinter],
+  ['batch/CronJob', cronJobPrinter],
   ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
   ['events.k8s.io/Event', eventsV1Printer],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],

@@ -107,3 +107,55 @@ describe('WatchCache expected writes', () => {
     assert.notEqual(cache.get(lateKey)!.object, late, 'a promise withdrawn before the event is not used');
   });
 });
+
+describe('WatchCache after its store watch breaks', () => {
+  it('lists again until the store answers (an etcd member died, an election is under way)', async () => {
+    const store = new SqliteStore(':memory:');
+    const clock = new FakeClock();
+    let failLists = 0;
+    let breakWatch = () => {};
+    // The store, with lists that fail on demand and a watch the test can break.
+    const flaky = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'list') {
+          return async (opts: Parameters<SqliteStore['list']>[0]) => {
+            if (failLists > 0) {
+              failLists--;
+              throw new Error('etcd unavailable');
+            }
+            return target.list(opts);
+          };
+        }
+        if (prop === 'watch') {
+          return (opts: Parameters<SqliteStore['watch']>[0], sink: Parameters<SqliteStore['watch']>[1]) => {
+            const stop = new AbortController();
+            target.watch({ ...opts, signal: AbortSignal.any([opts.signal, stop.signal]) }, { ...sink, end: () => undefined });
+            breakWatch = () => {
+              stop.abort();
+              sink.end(new Error('etcd watch stream broke'));
+            };
+          };
+        }
+        const v: unknown = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const cache = new WatchCache({ store: flaky, prefix, decode: decodeStored, clock });
+    try {
+      await cache.start();
+      await store.create(`${prefix}default/before`, JSON.stringify({ metadata: { name: 'before' } }));
+      failLists = 3;
+      breakWatch();
+      // Three failed lists (200, 400, 800 ms apart), then one that works.
+      for (let i = 0; i < 40 && failLists > 0; i++) await clock.advance(250);
+      assert.equal(failLists, 0, 'every failing list was tried');
+      const kv = await store.create(`${prefix}default/after`, JSON.stringify({ metadata: { name: 'after' } }));
+      for (let i = 0; i < 40 && !cache.get(`${prefix}default/after`); i++) await clock.advance(250);
+      assert.ok(await cache.waitUntil(kv.modRevision, 1000), 'the cache follows the store again');
+      assert.ok(cache.get(`${prefix}default/before`), 'with what was written before the break');
+    } finally {
+      cache.stop();
+      await store.close();
+    }
+  });
+});

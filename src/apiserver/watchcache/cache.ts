@@ -40,6 +40,10 @@ export interface WatchCacheOptions {
   capacity?: number;
 }
 
+/** The pause before relisting a broken store watch, doubling up to the maximum while the store fails. */
+const RELOAD_FIRST_DELAY_MS = 200;
+const RELOAD_MAX_DELAY_MS = 5_000;
+
 /** A watch asked for history the window no longer holds. */
 export class TooOldError extends Error {
   constructor(
@@ -72,8 +76,28 @@ export class WatchCache {
 
   /** Lists the prefix and starts following it; resolves once the cache holds a full snapshot. */
   start(): Promise<void> {
-    this.readyPromise ??= this.load();
+    // A first load that fails is tried again by the next caller.
+    this.readyPromise ??= this.load().catch((err: unknown) => {
+      this.readyPromise = undefined;
+      throw err;
+    });
     return this.readyPromise;
+  }
+
+  /**
+   * Loads again after the store watch broke, until it works: an etcd member that died (or an
+   * election in progress) fails the list too, and a cache left failed would answer nothing again.
+   */
+  private async reload(): Promise<void> {
+    for (let delay = RELOAD_FIRST_DELAY_MS; ; delay = Math.min(2 * delay, RELOAD_MAX_DELAY_MS)) {
+      await this.opts.clock.sleep(delay, this.abort.signal);
+      try {
+        return await this.load();
+      } catch {
+        // A partial list: start over on the next try.
+        this.items.clear();
+      }
+    }
   }
 
   private async load(): Promise<void> {
@@ -180,7 +204,7 @@ export class WatchCache {
     this.items.clear();
     this.events = [];
     this.head = 0;
-    this.readyPromise = this.opts.clock.sleep(200, this.abort.signal).then(() => this.load());
+    this.readyPromise = this.reload();
     this.readyPromise.catch(() => undefined);
   }
 
