@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
+import { DaemonSetController } from './daemonset/daemonset.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
@@ -52,6 +53,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['replicaset'],
     identity: 'replicaset-controller',
     init: (ctx) => new ReplicaSetController(ctx),
+  },
+  {
+    name: 'daemonset-controller',
+    aliases: ['daemonset'],
+    identity: 'daemon-set-controller',
+    init: (ctx) => new DaemonSetController(ctx),
   },
   {
     name: 'garbage-collector-controller',

@@ -177,7 +177,10 @@ export class ControllerHistory {
     for (let count = collisionCount; ; count++) {
       if (count - collisionCount > 100) throw new Error(`too many hash collisions creating a ControllerRevision for ${parent.metadata?.name}`);
       const clone = structuredClone(revision);
-      clone.metadata!.name = controllerRevisionName(parent.metadata?.name ?? '', hashControllerRevision(revision.data, count));
+      const hash = hashControllerRevision(revision.data, count);
+      clone.metadata!.name = controllerRevisionName(parent.metadata?.name ?? '', hash);
+      // The hash labels follow the name (a DaemonSet's pods are labelled with it).
+      for (const label of [CONTROLLER_REVISION_HASH_LABEL, POD_REVISION_LABEL]) if (clone.metadata?.labels?.[label] !== undefined) clone.metadata.labels[label] = hash;
       try {
         return { revision: await client.create(clone), collisionCount: count };
       } catch (err) {
