@@ -12,6 +12,7 @@ import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
+import { StatefulSetController } from './statefulset/statefulset.js';
 
 export interface RunnableController {
   start(): void;
@@ -59,6 +60,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['daemonset'],
     identity: 'daemon-set-controller',
     init: (ctx) => new DaemonSetController(ctx),
+  },
+  {
+    name: 'statefulset-controller',
+    aliases: ['statefulset'],
+    identity: 'statefulset-controller',
+    init: (ctx) => new StatefulSetController(ctx),
   },
   {
     name: 'garbage-collector-controller',
