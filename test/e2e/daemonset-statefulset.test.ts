@@ -1,14 +1,12 @@
 // The DaemonSet and StatefulSet controllers inside `kite server`, with pods run by `kite sim`,
 // checked with the real kubectl: a DaemonSet's pod on each of 5 nodes and on a sixth that joins
-// (a second `kite sim` registering one more node while the first runs), `rollout status` for both
+// (a second `kite sim --first-node 5` registering one more node while the first runs), `rollout status` for both
 // kinds, a StatefulSet's pods created in ordinal order, scaled down in reverse, and rolled highest
 // ordinal first.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { eventually, kubectl, kubectlOk, removeDir, repoRoot, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
 
 const daemonSet = (image: string) => `apiVersion: apps/v1
 kind: DaemonSet
@@ -123,13 +121,9 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
     const five = pods('app=agent');
     assert.deepEqual(five.map((p) => p.spec.nodeName).sort(), ['sim-0', 'sim-1', 'sim-2', 'sim-3', 'sim-4']);
 
-    // A sixth node joins: a second simulator registering one node named sim-joined.
-    const template = JSON.parse(readFileSync(join(repoRoot, 'src', 'sim', 'node-template.json'), 'utf8')) as { metadata: { name: string } };
-    template.metadata.name = 'sim-joined';
-    const templateFile = join(server.dataDir, 'joined-node.json');
-    writeFileSync(templateFile, JSON.stringify(template));
-    joined = await startSim(server, 1, { nodeTemplate: templateFile });
-    await eventually(() => (pods('app=agent').some((p) => p.spec.nodeName === 'sim-joined') ? true : undefined), 'a pod on the joined node', 60_000);
+    // A sixth node joins: a second simulator registering sim-5 beside the running one.
+    joined = await startSim(server, 1, { extraArgs: ['--first-node', '5'] });
+    await eventually(() => (pods('app=agent').some((p) => p.spec.nodeName === 'sim-5') ? true : undefined), 'a pod on the joined node', 60_000);
     const again = kubectl(server, ['rollout', 'status', 'ds/agent', '--timeout=90s']);
     assert.equal(again.code, 0, again.stderr);
     const six = pods('app=agent');
@@ -176,6 +170,8 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
       k(['apply', '-f', '-'], statefulSet(3, 'nginx:1.23'));
       const rolled = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
       assert.equal(rolled.code, 0, rolled.stderr);
+      // kubectl runs synchronously: the watch's lines are read once the event loop turns again.
+      await eventually(() => (orders(watch.lines.slice(before)).deleted.length >= 3 ? true : undefined), 'the watch to see three pods terminating', 10_000);
       assert.deepEqual(orders(watch.lines.slice(before)).deleted, ['web-2', 'web-1', 'web-0']);
       assert.ok(pods('app=web').every((p) => p.spec.containers[0]!.image === 'nginx:1.23'));
 
@@ -183,8 +179,10 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
       k(['scale', 'sts', 'web', '--replicas=1']);
       await eventually(() => (pods('app=web').length === 1 ? true : undefined), 'two pods deleted', 60_000);
       assert.deepEqual(pods('app=web').map((p) => p.metadata.name), ['web-0']);
+      await eventually(() => (orders(watch.lines.slice(scaleFrom)).deleted.length >= 2 ? true : undefined), 'the watch to see two pods terminating', 10_000);
       assert.deepEqual(orders(watch.lines.slice(scaleFrom)).deleted, ['web-2', 'web-1']);
-      assert.equal(k(['get', 'sts', 'web', '-o', 'jsonpath={.status.replicas} {.status.readyReplicas}']), '1 1');
+      // Terminating pods count in status.replicas until they are gone, as upstream.
+      await eventually(() => (k(['get', 'sts', 'web', '-o', 'jsonpath={.status.replicas} {.status.readyReplicas}']) === '1 1' ? true : undefined), 'status 1 1', 30_000);
     } finally {
       watch.proc.kill();
     }
