@@ -226,6 +226,53 @@ describe('DaemonSet controller', () => {
     }
   });
 
+  it('deletes a failed daemon pod with FailedDaemonPod and creates a new one, backing off per node', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.addNode(node('n1'));
+      await c.ds().create(daemonSet('agent'));
+      await c.settle(async () => (await c.livePods()).length === 1);
+      const fail = async (p: Pod) => {
+        const fresh = await c.pods().get(p.metadata!.name!);
+        await c.pods().updateStatus({ ...fresh, status: { ...fresh.status, phase: 'Failed' } });
+      };
+      const first = (await c.livePods())[0]!;
+      await fail(first);
+      await c.settle(async () => (await c.livePods()).some((p) => p.metadata?.name !== first.metadata?.name));
+      const second = (await c.livePods()).find((p) => p.metadata?.name !== first.metadata?.name)!;
+      assert.ok(second, 'replaced');
+      assert.equal(
+        c.recorder.events.find((e) => e.reason === 'FailedDaemonPod')?.message,
+        `Found failed daemon pod ns/${first.metadata!.name} on node n1, will try to kill it`,
+      );
+      // Failing again at once: the next deletion waits out the back-off (2 s after the first 1 s).
+      await fail(second);
+      await c.settle(undefined, 10);
+      assert.equal((await c.pods().get(second.metadata!.name!)).status?.phase, 'Failed', 'still there within the back-off');
+      await c.settle(async () => (await c.livePods()).every((p) => p.metadata?.name !== second.metadata?.name), 200);
+      assert.equal(c.recorder.events.filter((e) => e.reason === 'FailedDaemonPod').length, 2);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('keeps at most revisionHistoryLimit old revisions that no pod uses', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.ds().create(daemonSet('agent', { revisionHistoryLimit: 1, updateStrategy: { type: 'OnDelete' } }));
+      const revisions = async () => (await c.admin.resource<ControllerRevision>('apps', 'v1', 'controllerrevisions').namespace('ns').list()).items;
+      await c.settle(async () => (await revisions()).length === 1);
+      for (const image of ['busybox:2', 'busybox:3', 'busybox:4']) {
+        await c.ds().patch('agent', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image }] } } } });
+        await c.settle(async () => (await revisions()).some((r) => JSON.stringify(r.data).includes(image)));
+      }
+      await c.settle();
+      assert.deepEqual((await revisions()).map((r) => r.revision).sort(), [3, 4]);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('warns and does nothing for a DaemonSet selecting all pods', async () => {
     const c = await new Cluster().start();
     try {

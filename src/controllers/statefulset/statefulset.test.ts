@@ -212,6 +212,62 @@ describe('StatefulSet controller', () => {
     }
   });
 
+  it('OrderedReady: a scale-down waits while a remaining pod is not ready', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.sts().create(statefulSet('web', 3, { podManagementPolicy: 'Parallel' }));
+      await c.settle(async () => (await c.names()).length === 3);
+      for (const n of await c.names()) await c.ready(n);
+      await c.sts().patch('web', 'merge', { spec: { podManagementPolicy: 'OrderedReady', replicas: 2 } });
+      const fresh = await c.pods().get('web-0');
+      await c.pods().updateStatus({ ...fresh, status: { ...fresh.status, conditions: [{ type: 'Ready', status: 'False' }] } });
+      await c.settle();
+      assert.deepEqual(c.podDeletes(), [], 'web-2 stays while web-0 is not ready');
+      await c.ready('web-0');
+      await c.settle(async () => (await c.names()).length === 2);
+      assert.deepEqual(c.podDeletes(), ['web-2']);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('replaces a failed pod under the same name', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.sts().create(statefulSet('web', 1));
+      await c.settle(async () => (await c.names()).length === 1);
+      const before = await c.pods().get('web-0');
+      await c.pods().updateStatus({ ...before, status: { ...before.status, phase: 'Failed' } });
+      await c.settle(async () => {
+        const now = await c.pods().get('web-0').catch(() => undefined);
+        return now !== undefined && now.metadata?.uid !== before.metadata?.uid;
+      });
+      assert.notEqual((await c.pods().get('web-0')).metadata?.uid, before.metadata?.uid);
+      assert.deepEqual(c.podCreates(), ['web-0', 'web-0']);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('keeps at most revisionHistoryLimit old revisions besides the current and update ones', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.sts().create(statefulSet('web', 0, { revisionHistoryLimit: 1 }));
+      const revisions = async () => (await c.admin.resource('apps', 'v1', 'controllerrevisions').namespace('ns').list()).items as { revision?: number; data?: unknown }[];
+      await c.settle(async () => (await revisions()).length === 1);
+      for (const image of ['nginx:2', 'nginx:3', 'nginx:4']) {
+        await c.sts().patch('web', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image }] } } } });
+        await c.settle(async () => (await revisions()).some((r) => JSON.stringify(r.data).includes(image)));
+      }
+      await c.settle();
+      assert.deepEqual((await revisions()).map((r) => r.revision).sort(), [3, 4]);
+      const status = (await c.sts().get('web')).status;
+      assert.equal(status?.currentRevision, status?.updateRevision, 'no pods: the update is complete at once');
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('says that volumeClaimTemplates get no PersistentVolumeClaims, and mounts an emptyDir in their place', async () => {
     const c = await new Cluster().start();
     try {
