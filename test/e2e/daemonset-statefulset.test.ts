@@ -2,7 +2,7 @@
 // checked with the real kubectl: a DaemonSet's pod on each of 5 nodes and on a sixth that joins
 // (a second `kite sim --first-node 5` registering one more node while the first runs), `rollout status` for both
 // kinds, a StatefulSet's pods created in ordinal order, scaled down in reverse, and rolled highest
-// ordinal first.
+// ordinal first; `rollout history` and `rollout undo` on their ControllerRevisions.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -81,6 +81,9 @@ function watchPods(server: KiteServer, selector: string): { lines: string[]; pro
   return { lines, proc };
 }
 
+/** kubectl runs synchronously (spawnSync): the watch's output is read only when the event loop turns. */
+const drain = () => new Promise((r) => setTimeout(r, 1000));
+
 /** Names in the order the watch first saw them (created), and first saw them terminating. */
 function orders(lines: readonly string[]): { created: string[]; deleted: string[] } {
   const created: string[] = [];
@@ -140,6 +143,8 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
       const now = pods('app=agent');
       return now.length === 6 && now.every((p) => p.spec.containers[0]!.image === 'busybox:1.36') ? true : undefined;
     }, 'six pods of the new template', 60_000);
+    // Each template a ControllerRevision: kubectl lists them as the rollout history.
+    assert.match(k(['rollout', 'history', 'ds/agent']), /REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
     const events = k(['get', 'events', '--field-selector', 'involvedObject.kind=DaemonSet,involvedObject.name=agent', '-o', 'custom-columns=REASON:.reason', '--no-headers']);
     assert.ok(events.split('\n').filter((l) => l.trim() === 'SuccessfulCreate').length >= 6, events);
     k(['delete', 'ds', 'agent', '--timeout=60s']);
@@ -149,7 +154,7 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
     const watch = watchPods(server, 'app=web');
     try {
       // The watch must be open before the first pod exists.
-      await new Promise((r) => setTimeout(r, 1500));
+      await drain();
       k(['apply', '-f', '-'], statefulSet(3, 'nginx:1.22'));
       const rollout = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=90s']);
       assert.equal(rollout.code, 0, rollout.stderr);
@@ -166,15 +171,23 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
       assert.deepEqual(orders(watch.lines).created, ['web-0', 'web-1', 'web-2']);
 
       // A template change: replaced one at a time, highest ordinal first.
+      await drain();
       const before = watch.lines.length;
       k(['apply', '-f', '-'], statefulSet(3, 'nginx:1.23'));
       const rolled = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
       assert.equal(rolled.code, 0, rolled.stderr);
-      // kubectl runs synchronously: the watch's lines are read once the event loop turns again.
       await eventually(() => (orders(watch.lines.slice(before)).deleted.length >= 3 ? true : undefined), 'the watch to see three pods terminating', 10_000);
       assert.deepEqual(orders(watch.lines.slice(before)).deleted, ['web-2', 'web-1', 'web-0']);
       assert.ok(pods('app=web').every((p) => p.spec.containers[0]!.image === 'nginx:1.23'));
 
+      // Undo applies the previous revision's template; that revision becomes the newest.
+      k(['rollout', 'undo', 'sts/web']);
+      const undone = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
+      assert.equal(undone.code, 0, undone.stderr);
+      await eventually(() => (pods('app=web').every((p) => p.spec.containers[0]!.image === 'nginx:1.22') ? true : undefined), 'the pods back at nginx:1.22', 30_000);
+      assert.match(k(['rollout', 'history', 'sts/web']), /REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>/);
+
+      await drain();
       const scaleFrom = watch.lines.length;
       k(['scale', 'sts', 'web', '--replicas=1']);
       await eventually(() => (pods('app=web').length === 1 ? true : undefined), 'two pods deleted', 60_000);
