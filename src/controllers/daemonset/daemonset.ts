@@ -127,15 +127,23 @@ export class DaemonSetController {
     });
     podInformer.addEventHandler({ onAdd: (pod) => this.addPod(pod), onUpdate: (old, cur) => this.updatePod(old, cur), onDelete: (obj) => this.deletePod(obj) });
     nodeInformer.addEventHandler({
-      onAdd: () => this.enqueueAll(),
-      // Heartbeats change neither what a node may run nor anything counted.
-      onUpdate: (old, cur) => {
-        if (!isDeepStrictEqual(old.metadata?.labels ?? {}, cur.metadata?.labels ?? {}) || !isDeepStrictEqual(old.spec?.taints ?? [], cur.spec?.taints ?? [])) this.enqueueAll();
+      onAdd: (node) => {
+        for (const ds of this.daemonSets.list()) if (nodeShouldRunDaemonPod(node, ds).shouldRun) this.enqueue(ds);
       },
-      onDelete: () => this.enqueueAll(),
+      onUpdate: (old, cur) => {
+        if (shouldIgnoreNodeUpdate(old, cur)) return;
+        for (const ds of this.daemonSets.list()) {
+          const before = nodeShouldRunDaemonPod(old, ds);
+          const after = nodeShouldRunDaemonPod(cur, ds);
+          if (before.shouldRun !== after.shouldRun || before.shouldContinueRunning !== after.shouldContinueRunning) this.enqueue(ds);
+        }
+      },
     });
     revInformer.addEventHandler({
-      onAdd: (rev) => this.enqueueOwner(rev),
+      // Its own revisions it has just made; an orphan may be adopted.
+      onAdd: (rev) => {
+        if (!getControllerOf(rev)) this.enqueueOwner(rev);
+      },
       onUpdate: (_old, rev) => this.enqueueOwner(rev),
       onDelete: (obj) => this.enqueueOwner(obj instanceof DeletedFinalStateUnknown ? obj.obj : obj),
     });
@@ -152,10 +160,6 @@ export class DaemonSetController {
 
   private enqueue(ds: DaemonSet): void {
     this.controller.enqueue(metaNamespaceKeyFunc(ds));
-  }
-
-  private enqueueAll(): void {
-    for (const ds of this.daemonSets.list()) this.enqueue(ds);
   }
 
   private deleteDaemonSet(obj: DaemonSet | DeletedFinalStateUnknown<DaemonSet>): void {
@@ -571,6 +575,16 @@ export class DaemonSetController {
       }
     }
   }
+}
+
+/** The set of condition types that are True. */
+const trueConditions = (node: Node) => new Set((node.status?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type));
+
+/** Upstream's shouldIgnoreNodeUpdate: only the resourceVersion and conditions changed, the same ones True. */
+function shouldIgnoreNodeUpdate(old: Node, cur: Node): boolean {
+  if (!isDeepStrictEqual(trueConditions(old), trueConditions(cur))) return false;
+  const rest = (n: Node) => ({ ...n, metadata: { ...n.metadata, resourceVersion: '' }, status: { ...n.status, conditions: [] } });
+  return isDeepStrictEqual(rest(old), rest(cur));
 }
 
 /** Upstream's findUpdatedPodsOnNode: the node's one new and one old pod; undefined when there are more. */
