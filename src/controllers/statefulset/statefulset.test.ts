@@ -80,9 +80,9 @@ class Cluster {
   }
 
   /** Running and Ready, as a kubelet would report (unbound: deletion is immediate). */
-  async ready(name: string): Promise<void> {
+  async ready(name: string, since = this.clock.now() - 60_000): Promise<void> {
     const fresh = await this.pods().get(name);
-    const t = new Date(this.clock.now() - 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const t = new Date(since).toISOString().replace(/\.\d+Z$/, 'Z');
     await this.pods().updateStatus({ ...fresh, status: { ...fresh.status, phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: t }] } });
   }
 
@@ -226,6 +226,23 @@ describe('StatefulSet controller', () => {
       await c.ready('web-0');
       await c.settle(async () => (await c.names()).length === 2);
       assert.deepEqual(c.podDeletes(), ['web-2']);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('counts a ready pod as available only minReadySeconds after it became ready', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.sts().create(statefulSet('web', 1, { minReadySeconds: 10 }));
+      await c.settle(async () => (await c.names()).length === 1);
+      // Seconds in RFC 3339: ready from the start of the current second.
+      await c.ready('web-0', Math.floor(c.clock.now() / 1000) * 1000);
+      await c.settle(async () => (await c.sts().get('web')).status?.readyReplicas === 1);
+      assert.equal((await c.sts().get('web')).status?.availableReplicas, 0);
+      await c.clock.advance(11_000);
+      await c.settle(async () => (await c.sts().get('web')).status?.availableReplicas === 1);
+      assert.equal((await c.sts().get('web')).status?.availableReplicas, 1, 'looked again after minReadySeconds');
     } finally {
       await c.stop();
     }

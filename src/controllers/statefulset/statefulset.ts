@@ -284,9 +284,7 @@ export class StatefulSetController {
         } catch (err) {
           errors.push(err as Error);
         }
-        status.replicas++;
-        if (podRevision(replica) === currentName) status.currentReplicas!++;
-        if (podRevision(replica) === updateName) status.updatedReplicas!++;
+        // Counted in status once the informer has it, as upstream.
         if (monotonic) break;
         continue;
       }
@@ -328,7 +326,7 @@ export class StatefulSetController {
         status.currentReplicas = (status.currentReplicas ?? 0) - 1;
         return done();
       }
-      if (!isHealthy(pod)) return done();
+      if (!isHealthy(pod) || !isRunningAndAvailable(pod, minReady, now)) return done();
     }
     return done();
   }
