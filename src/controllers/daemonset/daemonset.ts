@@ -566,6 +566,8 @@ export class DaemonSetController {
     for (let i = 0; ; i++) {
       const status: DaemonSetStatus = { ...current.status, ...s, ...(collisionCount ? { collisionCount } : {}) };
       if (observed) status.observedGeneration = ds.metadata?.generation;
+      // The omitempty counts are absent at zero, as upstream serializes them.
+      for (const k of ['updatedNumberScheduled', 'numberAvailable', 'numberUnavailable'] as const) if (!status[k]) delete status[k];
       try {
         await client.updateStatus({ ...structuredClone(current), status });
         return requeue;

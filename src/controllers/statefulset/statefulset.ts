@@ -367,13 +367,14 @@ export class StatefulSetController {
   /** Writes status when it changed (upstream's updateStatefulSetStatus, retrying once on a fresh read). */
   private async updateStatus(set: StatefulSet, status: StatefulSetStatus): Promise<void> {
     const merged: StatefulSetStatus = { ...set.status, ...status };
-    if (!merged.collisionCount) delete merged.collisionCount;
+    // The omitempty counts are absent at zero, as upstream serializes them; collisionCount (a pointer) stays.
+    for (const k of ['readyReplicas', 'currentReplicas', 'updatedReplicas'] as const) if (!merged[k]) delete merged[k];
     if (isDeepStrictEqual(set.status ?? {}, merged)) return;
     const client = this.opts.client.resource<StatefulSet>(statefulSetsResource).namespace(set.metadata?.namespace);
     let current = set;
     for (let i = 0; ; i++) {
       try {
-        await client.updateStatus({ ...structuredClone(current), status: { ...current.status, ...merged } });
+        await client.updateStatus({ ...structuredClone(current), status: merged });
         return;
       } catch (err) {
         if (i >= 1) throw err;
