@@ -284,6 +284,8 @@ export class DaemonSetController {
     const next = nextRevision(old);
     let current: ControllerRevision;
     if (equal.length === 0) {
+      // Upstream names a DaemonSet's revisions by ComputeHash (a Go-specific deep hash of the
+      // template); kite by the hash of the stored patch, as StatefulSets do: the same form, <ds>-<hash>.
       const hash = hashControllerRevision(data, collisionCount);
       wanted.metadata!.labels![POD_REVISION_LABEL] = hash;
       wanted.metadata!.annotations = ds.metadata?.annotations;
