@@ -8,11 +8,13 @@ import type { Logger } from '../util/log.js';
 import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
 import { CronJobController } from './cronjob/controller.js';
+import { DaemonSetController } from './daemonset/daemonset.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
 import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
+import { StatefulSetController } from './statefulset/statefulset.js';
 
 export interface RunnableController {
   start(): void;
@@ -66,6 +68,18 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['cronjob'],
     identity: 'cronjob-controller',
     init: (ctx) => new CronJobController(ctx),
+  },
+  {
+    name: 'daemonset-controller',
+    aliases: ['daemonset'],
+    identity: 'daemon-set-controller',
+    init: (ctx) => new DaemonSetController(ctx),
+  },
+  {
+    name: 'statefulset-controller',
+    aliases: ['statefulset'],
+    identity: 'statefulset-controller',
+    init: (ctx) => new StatefulSetController(ctx),
   },
   {
     name: 'garbage-collector-controller',

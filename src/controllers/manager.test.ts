@@ -23,6 +23,8 @@ test('every controller names the service account upstream runs it as', () => {
       'replicaset-controller': 'replicaset-controller',
       'replicationcontroller-controller': 'replication-controller',
       'cronjob-controller': 'cronjob-controller',
+      'daemonset-controller': 'daemon-set-controller',
+      'statefulset-controller': 'statefulset-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'certificatesigningrequest-approving-controller': 'certificate-controller',

@@ -40,6 +40,17 @@ test('nodes are registered from the template as a kubelet registers itself', asy
   f.stop();
 });
 
+test('a fleet numbered from --first-node adds sim-<first>.. with their own addresses', async () => {
+  const api = new FakeSimApi();
+  const f = new NodeFleet({ count: 2, first: 5, template: compileTemplate(defaultNodeTemplate), api, limiter: new Limiter(8), clock: new FakeClock(), logger });
+  await f.register();
+  assert.deepEqual([...api.nodeTable.items.keys()], ['sim-5', 'sim-6']);
+  assert.equal(api.nodeTable.items.get('sim-6')!.status?.addresses?.[0]?.address, '198.18.0.7');
+  assert.equal(f.nodeIndex('sim-5'), 5);
+  assert.equal(f.nodeIndex('sim-0'), undefined, 'not this fleet\'s');
+  f.stop();
+});
+
 test('a template without metadata.name names its nodes sim-<index>', async () => {
   for (const template of [{ kind: 'Node' }, { metadata: { labels: { a: 'b' } } }, { metadata: { name: '' } }, { metadata: null }, { metadata: { name: '{{ .name }}' } }]) {
     const { f, api } = fleet(2, undefined, template);

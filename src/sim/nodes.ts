@@ -30,6 +30,8 @@ export interface NodeApi {
 
 export interface NodeFleetOptions {
   count: number;
+  /** The index of the first node (default 0): a second simulator adds nodes sim-<first>.. beside a running one. */
+  first?: number;
   /** Rendered per node with root { name, index } and nodeIP(index). */
   template: Template;
   /** Fills in what the node reports at registration (its status), given the rendered template. */
@@ -56,8 +58,9 @@ export class NodeFleet {
   private readonly random: () => number;
 
   constructor(private readonly opts: NodeFleetOptions) {
-    this.names = Array.from({ length: opts.count }, (_, i) => nodeName(i));
-    this.index = new Map(this.names.map((n, i) => [n, i]));
+    const first = opts.first ?? 0;
+    this.names = Array.from({ length: opts.count }, (_, i) => nodeName(first + i));
+    this.index = new Map(this.names.map((n, i) => [n, first + i]));
     this.uids = new Array(opts.count);
     this.leases = new Array(opts.count);
     this.wheel = new DueQueue(opts.clock, (i) => this.renew(i));
@@ -74,13 +77,13 @@ export class NodeFleet {
   /** Node i as the template describes it; a template without metadata.name gets the fleet's name. */
   render(i: number): Node {
     const name = this.names[i]!;
-    const node = this.opts.template({ root: { name, index: i }, now: this.opts.clock.now(), fns: fleetFunctions });
+    const node = this.opts.template({ root: { name, index: this.index.get(name)! }, now: this.opts.clock.now(), fns: fleetFunctions });
     if (!isObject(node) || (node.kind !== undefined && node.kind !== 'Node')) throw new Error('the node template must be a Node manifest');
     if (node.metadata === undefined || node.metadata === null) node.metadata = {};
     if (!isObject(node.metadata)) throw new Error('the node template\'s metadata must be an object');
     const given = node.metadata.name;
     if (given === undefined || given === null || given === '') node.metadata.name = name;
-    else if (given !== name) throw new Error(`the node template names node ${i} ${JSON.stringify(given)}: nodes are named sim-<index>; leave metadata.name out or use "{{ .name }}"`);
+    else if (given !== name) throw new Error(`the node template names node ${this.index.get(name)} ${JSON.stringify(given)}: nodes are named sim-<index>; leave metadata.name out or use "{{ .name }}"`);
     return node as Node;
   }
 

@@ -66,6 +66,8 @@ export function clientApi(client: Client): SimApi {
 export interface SimOptions {
   kubeconfig: string;
   nodes: number;
+  /** The first node's index (default 0): nodes sim-<firstNode>..sim-<firstNode+nodes-1>. */
+  firstNode?: number;
   /** A Node manifest (YAML or JSON) with "{{ .name }}", "{{ .index }}" and nodeIP(.index), its name sim-<index> if unset; default node-template.json. */
   nodeTemplate?: string;
   /** Comma-separated stage files or directories; "default" is the built-in set (see stage.ts). */
@@ -101,6 +103,8 @@ function stagesFor(stages: readonly Stage[], resource: SimResource): Stage[] {
 /** Starts the simulator against an API (the real client or a test fake). */
 export function startSim(opts: StartSimOptions): SimHandle {
   if (!Number.isInteger(opts.nodes) || opts.nodes < 0 || opts.nodes > MAX_NODES) throw new Error(`--nodes must be an integer from 0 to ${MAX_NODES}`);
+  const firstNode = opts.firstNode ?? 0;
+  if (!Number.isInteger(firstNode) || firstNode < 0 || firstNode + opts.nodes > MAX_NODES) throw new Error(`--first-node must be an integer from 0 to ${MAX_NODES - opts.nodes}`);
   const clock = opts.clock ?? realClock;
   const { api, logger } = opts;
   const stages = compileStages(opts.stages ? loadStageSpecs(opts.stages) : defaultStageSpecs);
@@ -112,6 +116,7 @@ export function startSim(opts: StartSimOptions): SimHandle {
 
   const fleet = new NodeFleet({
     count: opts.nodes,
+    first: firstNode,
     template: compileTemplate(opts.nodeTemplate ? readManifest(opts.nodeTemplate) : defaultNodeTemplate),
     // A kubelet registers its node with the status setters already run (conditions included), which
     // spares a status write per node: the node stages due at once are applied before the create.
@@ -233,6 +238,7 @@ export async function runSim(opts: SimOptions): Promise<SimHandle> {
 export const simUsage = `  sim      Simulate nodes (kwok-like): register them, keep their leases, play pod lifecycles.
            --kubeconfig FILE           the cluster to join (required)
            --nodes N                   nodes sim-0..sim-N-1 (required)
+           --first-node I              number the nodes from I: sim-I..sim-(I+N-1), e.g. to add nodes beside a running sim
            --node-template FILE        a Node manifest (YAML/JSON) with {{ .name }}, {{ .index }}, {{ nodeIP(.index) }};
                                        without metadata.name, node i is named sim-<i>
            --stages LIST               stage files or directories, comma-separated; "default" = built-in set
@@ -241,7 +247,7 @@ export const simUsage = `  sim      Simulate nodes (kwok-like): register them, k
 /** `kite sim ...`: runs until SIGINT or SIGTERM, then stops cleanly and resolves. */
 export async function simCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
-  checkFlags(args, ['kubeconfig', 'nodes', 'node-template', 'stages']);
+  checkFlags(args, ['kubeconfig', 'nodes', 'first-node', 'node-template', 'stages']);
   const kubeconfig = args.flags.get('kubeconfig');
   if (!kubeconfig) throw new Error('--kubeconfig is required');
   if (!args.flags.has('nodes')) throw new Error('--nodes is required');
@@ -251,7 +257,8 @@ export async function simCommand(argv: string[]): Promise<void> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(signal));
   });
   const started = Date.now();
-  const handle = await runSim({ kubeconfig, nodes, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), logger });
+  const firstNode = args.flags.has('first-node') ? Number(args.flags.get('first-node')) : undefined;
+  const handle = await runSim({ kubeconfig, nodes, firstNode, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), logger });
   void handle.registered.then(() => process.stdout.write(`kite sim: ${nodes} nodes registered in ${((Date.now() - started) / 1000).toFixed(1)}s\n`));
   logger.info({ signal: await signalled }, 'stopping');
   await handle.stop();
