@@ -273,19 +273,6 @@ describe('DaemonSet controller', () => {
       await c.stop();
     }
   });
-
-  it('warns and does nothing for a DaemonSet selecting all pods', async () => {
-    const c = await new Cluster().start();
-    try {
-      await c.addNode(node('n1'));
-      await c.ds().create(daemonSet('agent', { selector: {} }));
-      await c.settle(() => c.recorder.events.some((e) => e.reason === 'SelectingAll'));
-      assert.equal(c.recorder.events.find((e) => e.reason === 'SelectingAll')?.message, 'This daemon set is selecting all pods. A non-empty selector is required.');
-      assert.equal((await c.livePods()).length, 0);
-    } finally {
-      await c.stop();
-    }
-  });
 });
 
 describe('DaemonSet node predicates', () => {

@@ -215,12 +215,15 @@ describe('StatefulSet controller', () => {
   it('OrderedReady: a scale-down waits while a remaining pod is not ready', async () => {
     const c = await new Cluster().start();
     try {
-      await c.sts().create(statefulSet('web', 3, { podManagementPolicy: 'Parallel' }));
-      await c.settle(async () => (await c.names()).length === 3);
-      for (const n of await c.names()) await c.ready(n);
-      await c.sts().patch('web', 'merge', { spec: { podManagementPolicy: 'OrderedReady', replicas: 2 } });
+      await c.sts().create(statefulSet('web', 3));
+      for (const n of ['web-0', 'web-1', 'web-2']) {
+        await c.settle(async () => (await c.names()).includes(n));
+        await c.ready(n);
+      }
       const fresh = await c.pods().get('web-0');
       await c.pods().updateStatus({ ...fresh, status: { ...fresh.status, conditions: [{ type: 'Ready', status: 'False' }] } });
+      await c.settle();
+      await c.sts().patch('web', 'merge', { spec: { replicas: 2 } });
       await c.settle();
       assert.deepEqual(c.podDeletes(), [], 'web-2 stays while web-0 is not ready');
       await c.ready('web-0');
