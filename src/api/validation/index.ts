@@ -25,6 +25,7 @@ import { validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.j
 import { nameIsDNSSubdomain } from './names.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
+import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -51,7 +52,7 @@ const kinds: Record<string, KindValidation> = {
   'apps/DaemonSet': pendingValidation,
   'apps/StatefulSet': pendingValidation,
   'apps/ControllerRevision': pendingValidation,
-  'batch/Job': pendingValidation,
+  'batch/Job': { create: validateJob, update: validateJobUpdate, status: validateJobStatusUpdate },
   'batch/CronJob': pendingValidation,
   'policy/PodDisruptionBudget': pendingValidation,
   'autoscaling/HorizontalPodAutoscaler': pendingValidation,
