@@ -5,6 +5,7 @@ import { findKind } from '../resources.js';
 import { isIPv6 } from '../validation/names.js';
 import { zeroNulls } from '../zero.js';
 import { defaultPod, defaultPodTemplate, defaultResourceList } from './podspec.js';
+import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 
 export { imageTag } from './podspec.js';
 
@@ -125,6 +126,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'apps/ReplicaSet': defaultReplicaSet,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
+  'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
 };
 
 /**

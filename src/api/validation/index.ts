@@ -26,6 +26,7 @@ import { nameIsDNSSubdomain } from './names.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './autoscaling.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -55,7 +56,11 @@ const kinds: Record<string, KindValidation> = {
   'batch/Job': { create: validateJob, update: validateJobUpdate, status: validateJobStatusUpdate },
   'batch/CronJob': pendingValidation,
   'policy/PodDisruptionBudget': pendingValidation,
-  'autoscaling/HorizontalPodAutoscaler': pendingValidation,
+  'autoscaling/HorizontalPodAutoscaler': {
+    create: validateHorizontalPodAutoscaler,
+    update: validateHorizontalPodAutoscalerUpdate,
+    status: validateHorizontalPodAutoscalerStatusUpdate,
+  },
   '/Pod': { create: validatePodCreate, update: validatePodUpdate, status: validatePodStatusUpdate },
   '/Namespace': { create: validateNamespace, update: metaUpdate, status: validateNamespaceStatusUpdate },
   '/Node': { create: validateNode, update: (obj, old) => [...validateNode(obj), ...validateNodeUpdate(obj, old)], status: validateNodeUpdate },

@@ -12,6 +12,7 @@ import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './networ
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
 import { jobPrinter } from './batch.js';
+import { horizontalPodAutoscalerPrinter } from './autoscaling.js';
 
 export type { TableColumnDefinition, TableRowCondition } from './printer.js';
 
@@ -65,6 +66,7 @@ const printers = new Map<string, Printer>([
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
   ['batch/Job', jobPrinter],
+  ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */
