@@ -214,15 +214,14 @@ export function hpaV1FromV2(hpa: Obj): Obj {
     metadata,
     spec: compact({ scaleTargetRef: spec.scaleTargetRef, minReplicas: spec.minReplicas, maxReplicas: spec.maxReplicas, targetCPUUtilizationPercentage: cpu }),
   };
-  if (status) {
-    out.status = compact({
-      observedGeneration: status.observedGeneration,
-      lastScaleTime: status.lastScaleTime,
-      currentReplicas: status.currentReplicas ?? 0,
-      desiredReplicas: status.desiredReplicas ?? 0,
-      currentCPUUtilizationPercentage: currentCPU,
-    });
-  }
+  // v1's replica counts are not omitempty: a new HPA shows them as 0.
+  out.status = compact({
+    observedGeneration: status?.observedGeneration,
+    lastScaleTime: status?.lastScaleTime,
+    currentReplicas: status?.currentReplicas ?? 0,
+    desiredReplicas: status?.desiredReplicas ?? 0,
+    currentCPUUtilizationPercentage: currentCPU,
+  });
   return out;
 }
 
@@ -233,6 +232,18 @@ function parseAnnotation(value: unknown): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The v2 status as Go encodes it: desiredReplicas and currentMetrics are not omitempty (a new HPA
+ * shows `currentMetrics: null` and `desiredReplicas: 0`), currentReplicas is.
+ */
+export function hpaV2Served(hpa: Obj): Obj {
+  const status: Obj = isObj(hpa.status) ? { ...hpa.status } : {};
+  if (!status.currentReplicas) delete status.currentReplicas;
+  status.desiredReplicas ??= 0;
+  if (!Array.isArray(status.currentMetrics)) status.currentMetrics = null;
+  return { ...hpa, status };
 }
 
 /** v1 (a client's) → v2 (stored). Annotations that do not parse are dropped, as upstream ignores them. */

@@ -247,10 +247,11 @@ export class HorizontalController {
 
   private setStatus(hpa: HorizontalPodAutoscaler, currentReplicas: number, desiredReplicas: number, metrics: MetricStatus[], rescale: boolean): void {
     const previous = hpa.status;
-    const status: HorizontalPodAutoscalerStatus = { currentReplicas, desiredReplicas };
+    // As the API serves it: currentReplicas omitted when 0, currentMetrics null when there are none.
+    const status = { desiredReplicas, currentMetrics: metrics.length > 0 ? metrics : null } as unknown as HorizontalPodAutoscalerStatus;
+    if (currentReplicas) status.currentReplicas = currentReplicas;
     const lastScaleTime = rescale ? rfc3339(this.opts.clock.now()) : previous?.lastScaleTime;
     if (lastScaleTime) status.lastScaleTime = lastScaleTime;
-    if (metrics.length > 0) status.currentMetrics = metrics;
     if (previous?.conditions?.length) status.conditions = previous.conditions;
     hpa.status = status;
   }

@@ -24,6 +24,9 @@ test('v2 is stored; v1 serves the same objects through the conversion', async ()
     assert.equal(created.spec.minReplicas, 1);
     assert.equal(created.status?.currentReplicas ?? 0, 0, 'create resets the status');
     assert.equal(created.metadata.generation, undefined, 'upstream does not track generation for HPAs');
+    // As Go encodes a new HPA's status: desiredReplicas and currentMetrics are not omitempty.
+    assert.deepEqual((await v2.get('web')).status, { desiredReplicas: 0, currentMetrics: null });
+    assert.deepEqual((await v1.get('web')).status, { currentReplicas: 0, desiredReplicas: 0 });
 
     // The status as the controller writes it, in v2.
     await v2.updateStatus({

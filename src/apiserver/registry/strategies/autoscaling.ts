@@ -3,7 +3,7 @@
 // the main resource keep the status, which in v1 includes the status annotations.
 import { findResource } from '../../../api/resources.js';
 import type { KubeObject, StoredObject } from '../../../api/meta.js';
-import { conditionsAnnotation, hpaV1FromV2, hpaV2FromV1, metricStatusesAnnotation } from '../../../api/autoscaling.js';
+import { conditionsAnnotation, hpaV1FromV2, hpaV2FromV1, hpaV2Served, metricStatusesAnnotation } from '../../../api/autoscaling.js';
 import { validateCreate, validateStatusUpdate, validateUpdate } from '../../../api/validation/index.js';
 import type { ResourceStrategy } from '../strategy.js';
 import { genericStrategy } from './generic.js';
@@ -16,7 +16,7 @@ const statusAnnotations = [metricStatusesAnnotation, conditionsAnnotation];
 const info = (version: string) => findResource(group, version, 'horizontalpodautoscalers')!;
 
 export function horizontalPodAutoscalerStrategy(): ResourceStrategy {
-  return genericStrategy(info('v2'), { storagePrefix });
+  return genericStrategy(info('v2'), { storagePrefix, toServed: (obj) => hpaV2Served(obj) as StoredObject });
 }
 
 type Annotated = { metadata?: { annotations?: Record<string, string> } };
