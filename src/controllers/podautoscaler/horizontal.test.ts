@@ -193,3 +193,27 @@ describe('HorizontalPodAutoscaler controller', () => {
     }
   });
 });
+
+describe('HorizontalPodAutoscaler controller: two HPAs on the same pods', () => {
+  it('reports AmbiguousSelector and scales neither', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.web(2, 2);
+      c.metrics.usage = new Map([['web-0', 90], ['web-1', 90]]);
+      await c.autoscale();
+      await c.period();
+      assert.equal(await c.replicas(), 4);
+      await c.hpa().create({ metadata: { name: 'web2' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 10 } });
+      await c.period();
+      await c.period();
+      const web2 = await c.hpa().get('web2');
+      assert.deepEqual(c.condition(web2, 'ScalingActive'), ['False', 'AmbiguousSelector', 'pods by selector app=web are controlled by multiple HPAs: [{web ns} {web2 ns}]']);
+      assert.deepEqual(c.condition(await c.hpa().get('web'), 'ScalingActive')?.slice(0, 2), ['False', 'AmbiguousSelector']);
+      c.metrics.usage = new Map([['web-0', 200], ['web-1', 200]]);
+      await c.period();
+      assert.equal(await c.replicas(), 4, 'neither scales the target');
+    } finally {
+      await c.stop();
+    }
+  });
+});

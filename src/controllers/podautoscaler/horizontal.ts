@@ -90,6 +90,8 @@ export class HorizontalController {
   private readonly recorder: EventRecorder;
   private readonly metrics: ResourceMetricsClient;
   private readonly history = new Map<string, AutoscalerHistory>();
+  /** The last selector of each HPA's target (upstream's hpaSelectors), to find pods two HPAs control. */
+  private readonly selectors = new Map<string, { namespace: string; name: string; selector: Selector }>();
   private readonly syncPeriodMs: number;
 
   constructor(private readonly opts: HorizontalControllerOptions) {
@@ -119,7 +121,7 @@ export class HorizontalController {
       onUpdate: (_old, cur) => enqueue(cur),
       onDelete: (obj) => {
         const hpa = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-        this.history.delete(metaNamespaceKeyFunc(hpa as HorizontalPodAutoscaler));
+        this.forget(metaNamespaceKeyFunc(hpa as HorizontalPodAutoscaler));
       },
     });
   }
@@ -137,11 +139,16 @@ export class HorizontalController {
   async sync(key: string): Promise<number | void> {
     const cached = this.hpas.getByKey(key);
     if (!cached) {
-      this.history.delete(key);
+      this.forget(key);
       return;
     }
     await this.reconcile(key, structuredClone(cached));
     return this.syncPeriodMs;
+  }
+
+  private forget(key: string): void {
+    this.history.delete(key);
+    this.selectors.delete(key);
   }
 
   private event(hpa: HorizontalPodAutoscaler, type: EventType, reason: string, message: string): void {
@@ -303,14 +310,32 @@ export class HorizontalController {
       this.setCondition(hpa, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector");
       return 'selector is required';
     }
+    let parsed: Selector;
     try {
-      return parseLabelSelector(selector);
+      parsed = parseLabelSelector(selector);
     } catch (err) {
       const message = `couldn't convert selector into a corresponding internal selector object: ${(err as Error).message}`;
       this.event(hpa, 'Warning', 'InvalidSelector', message);
       this.setCondition(hpa, 'ScalingActive', 'False', 'InvalidSelector', message);
       return message;
     }
+    const namespace = hpa.metadata?.namespace ?? '';
+    const name = hpa.metadata?.name ?? '';
+    this.selectors.set(metaNamespaceKeyFunc(hpa), { namespace, name, selector: parsed });
+    // Two HPAs whose targets select the same pods would fight over them.
+    const controlling = new Set<string>();
+    for (const pod of this.pods.byIndex(namespaceIndex, namespace)) {
+      const labels = pod.metadata?.labels ?? {};
+      if (!parsed.matches(labels)) continue;
+      for (const other of this.selectors.values()) if (other.namespace === namespace && other.selector.matches(labels)) controlling.add(`{${other.name} ${other.namespace}}`);
+    }
+    if (controlling.size > 1) {
+      const message = `pods by selector ${selector} are controlled by multiple HPAs: [${[...controlling].sort().join(' ')}]`;
+      this.event(hpa, 'Warning', 'AmbiguousSelector', message);
+      this.setCondition(hpa, 'ScalingActive', 'False', 'AmbiguousSelector', message);
+      return message;
+    }
+    return parsed;
   }
 
   /** getUnableComputeReplicaCountCondition, with its event. */

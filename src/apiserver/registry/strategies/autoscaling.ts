@@ -16,7 +16,15 @@ const statusAnnotations = [metricStatusesAnnotation, conditionsAnnotation];
 const info = (version: string) => findResource(group, version, 'horizontalpodautoscalers')!;
 
 export function horizontalPodAutoscalerStrategy(): ResourceStrategy {
-  return genericStrategy(info('v2'), { storagePrefix, toServed: (obj) => hpaV2Served(obj) as StoredObject });
+  const base = genericStrategy(info('v2'), { storagePrefix, toServed: (obj) => hpaV2Served(obj) as StoredObject });
+  return {
+    ...base,
+    prepareForCreate(obj, ctx) {
+      base.prepareForCreate(obj, ctx);
+      // The create's answer shows the empty status as later reads do.
+      obj.status = hpaV2Served(obj).status;
+    },
+  };
 }
 
 type Annotated = { metadata?: { annotations?: Record<string, string> } };
