@@ -56,3 +56,25 @@ test('v1 → v2: the implicit 80 % CPU target; unparsable annotations are ignore
   assert.equal(v2.metadata.annotations, undefined);
   assert.deepEqual(hpaV2FromV1({ spec: { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 0 } }).spec.metrics, [cpu(0)]);
 });
+
+test('v1 → v2: annotations of the wrong shape are ignored, as a failed Unmarshal', () => {
+  const hostile = {
+    metadata: {
+      name: 'x',
+      annotations: {
+        [metricSpecsAnnotation]: '[{"type":"Resource","resource":{"name":{"__proto__":{"polluted":1}},"targetAverageUtilization":"lots"}}]',
+        [behaviorSpecsAnnotation]: '{"ScaleUp":{"Policies":[{"Type":"Pods","Value":"four","PeriodSeconds":15}]}}',
+        [metricStatusesAnnotation]: '[1,2]',
+        [conditionsAnnotation]: `${'['.repeat(100000)}${']'.repeat(100000)}`,
+      },
+    },
+    spec: { scaleTargetRef: ref, maxReplicas: 3, targetCPUUtilizationPercentage: 40 },
+    status: { currentReplicas: 1, desiredReplicas: 1, currentCPUUtilizationPercentage: 12 },
+  };
+  const v2 = hpaV2FromV1(hostile);
+  assert.deepEqual(v2.spec.metrics, [cpu(40)]);
+  assert.equal(v2.spec.behavior, undefined);
+  assert.deepEqual(v2.status.currentMetrics, [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 12 } } }]);
+  assert.equal(v2.status.conditions, undefined);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});

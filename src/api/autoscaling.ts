@@ -2,6 +2,8 @@
 // pkg/apis/autoscaling/v1 conversion: the CPU utilization target and current value are v1's own
 // fields, everything else v1 cannot hold travels in annotations (the metrics in v1's old metric
 // format, the behavior as Go marshals the internal type, the conditions).
+import { checkObject } from './decode.js';
+
 type Obj = Record<string, any>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
@@ -246,13 +248,26 @@ export function hpaV2Served(hpa: Obj): Obj {
   return { ...hpa, status };
 }
 
-/** v1 (a client's) → v2 (stored). Annotations that do not parse are dropped, as upstream ignores them. */
+/** A list annotation: every item an object, or undefined (as Go's Unmarshal into a typed slice fails). */
+const objects = (v: unknown): Obj[] | undefined => (Array.isArray(v) && v.every(isObj) ? v : undefined);
+
+/** Whether part (a piece of a v2 HPA) has the v2 types, as Go's Unmarshal of the annotation would need. */
+function typed(part: Obj): boolean {
+  try {
+    checkObject('autoscaling', 'v2', 'HorizontalPodAutoscaler', structuredClone(part), 'Ignore');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** v1 (a client's) → v2 (stored). Annotations that do not unmarshal are ignored, as upstream ignores them. */
 export function hpaV2FromV1(hpa: Obj): Obj {
   const spec = isObj(hpa.spec) ? hpa.spec : {};
   const annotations: Record<string, string> = { ...(isObj(hpa.metadata?.annotations) ? hpa.metadata.annotations : {}) };
   const metrics: Obj[] = [];
-  const others = parseAnnotation(annotations[metricSpecsAnnotation]);
-  if (Array.isArray(others)) metrics.push(...list(others).map(metricSpecFromV1));
+  const others = objects(parseAnnotation(annotations[metricSpecsAnnotation]))?.map(metricSpecFromV1);
+  if (others && typed({ spec: { metrics: others } })) metrics.push(...others);
   if (spec.targetCPUUtilizationPercentage != null) {
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
   }
@@ -262,19 +277,19 @@ export function hpaV2FromV1(hpa: Obj): Obj {
   const behavior = parseAnnotation(annotations[behaviorSpecsAnnotation]);
   if (isObj(behavior)) {
     const b = compact({ scaleUp: scalingRulesFromGo(behavior.ScaleUp), scaleDown: scalingRulesFromGo(behavior.ScaleDown) });
-    if (Object.keys(b).length > 0) outSpec.behavior = b;
+    if (Object.keys(b).length > 0 && typed({ spec: { behavior: b } })) outSpec.behavior = b;
   }
   const out: Obj = { ...hpa, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', spec: outSpec };
   if (isObj(hpa.status)) {
     const s = hpa.status;
     const st: Obj = compact({ observedGeneration: s.observedGeneration, lastScaleTime: s.lastScaleTime, currentReplicas: s.currentReplicas ?? 0, desiredReplicas: s.desiredReplicas ?? 0 });
-    const current = parseAnnotation(annotations[metricStatusesAnnotation]);
-    if (Array.isArray(current)) st.currentMetrics = list(current).map(metricStatusFromV1);
+    const current = objects(parseAnnotation(annotations[metricStatusesAnnotation]))?.map(metricStatusFromV1);
+    if (current && typed({ status: { currentMetrics: current } })) st.currentMetrics = current;
     else if (s.currentCPUUtilizationPercentage != null) {
       st.currentMetrics = [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: s.currentCPUUtilizationPercentage } } }];
     }
-    const conditions = parseAnnotation(annotations[conditionsAnnotation]);
-    if (Array.isArray(conditions)) st.conditions = list(conditions);
+    const conditions = objects(parseAnnotation(annotations[conditionsAnnotation]));
+    if (conditions && typed({ status: { conditions } })) st.conditions = conditions;
     out.status = st;
   }
   for (const a of roundTripAnnotations) delete annotations[a];
