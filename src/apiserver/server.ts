@@ -68,6 +68,8 @@ export interface ApiServerOptions {
   controllerIdentities?: readonly string[];
   /** kube-controller-manager's --terminated-pod-gc-threshold for the pod garbage collector. */
   terminatedPodGCThreshold?: number;
+  /** kube-controller-manager's --horizontal-pod-autoscaler-sync-period (ms). */
+  horizontalPodAutoscalerSyncPeriodMs?: number;
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
   limits?: RequestLimits;
   /** --enable-admission-plugins / --disable-admission-plugins (default: upstream's default-on set). */
@@ -259,7 +261,14 @@ export class ApiServer implements Service {
     const serviceAccountTokens = Object.fromEntries(
       (this.opts.controllerIdentities ?? []).map((id) => [id, this.loopbackToken({ name: `system:serviceaccount:kube-system:${id}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system'] })]),
     );
-    return { clusterSigningCertFile: join(this.pki.dir, 'ca.crt'), clusterSigningKeyFile: join(this.pki.dir, 'ca.key'), controllers: this.opts.controllers, serviceAccountTokens, terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold };
+    return {
+      clusterSigningCertFile: join(this.pki.dir, 'ca.crt'),
+      clusterSigningKeyFile: join(this.pki.dir, 'ca.key'),
+      controllers: this.opts.controllers,
+      serviceAccountTokens,
+      terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold,
+      horizontalPodAutoscalerSyncPeriodMs: this.opts.horizontalPodAutoscalerSyncPeriodMs,
+    };
   }
 
   async stop(): Promise<void> {

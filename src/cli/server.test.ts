@@ -38,4 +38,11 @@ describe('kite server controller flags', () => {
     assert.throws(() => optionsOf('--terminated-pod-gc-threshold', 'many'), /^Error: --terminated-pod-gc-threshold must be a whole number, got "many"$/);
     assert.ok(optionsOf().controllerIdentities?.includes('pod-garbage-collector'));
   });
+
+  it('passes --horizontal-pod-autoscaler-sync-period on as milliseconds', () => {
+    assert.equal(optionsOf().horizontalPodAutoscalerSyncPeriodMs, undefined);
+    assert.equal(optionsOf('--horizontal-pod-autoscaler-sync-period', '5s').horizontalPodAutoscalerSyncPeriodMs, 5000);
+    assert.throws(() => optionsOf('--horizontal-pod-autoscaler-sync-period', '0s'), /^Error: --horizontal-pod-autoscaler-sync-period must be positive, got "0s"$/);
+    assert.ok(optionsOf().controllerIdentities?.includes('horizontal-pod-autoscaler'));
+  });
 });

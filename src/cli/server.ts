@@ -18,6 +18,7 @@ export const serverUsage = `  server   Run the API server.
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
            --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
            --terminated-pod-gc-threshold N  terminated pods kept before the oldest are deleted (0: none deleted), default 12500
+           --horizontal-pod-autoscaler-sync-period DURATION  how often each HorizontalPodAutoscaler is reconciled, default 15s
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
            --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
@@ -26,7 +27,7 @@ export const serverUsage = `  server   Run the API server.
            --disable-admission-plugins LIST  default admission plugins to turn off
 `;
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -40,8 +41,9 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     components: parseComponents(args.flags.get('components')),
     controllers: parseControllers(args.flags.get('controllers')),
     terminatedPodGCThreshold: wholeNumber(args, 'terminated-pod-gc-threshold'),
+    horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
     controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
-    metricResolutionMs: metricResolution(args.flags.get('metric-resolution')),
+    metricResolutionMs: positiveDuration(args, 'metric-resolution'),
     limits: requestLimits(args),
     admission: admissionPlugins(args),
     logger,
@@ -78,10 +80,12 @@ function admissionPlugins(args: ParsedArgs): AdmissionPluginFlags {
   return flags;
 }
 
-function metricResolution(text: string | undefined): number | undefined {
+/** A flag that takes a positive duration ("15s", "1m"); undefined when it is not given. */
+function positiveDuration(args: ParsedArgs, flag: string): number | undefined {
+  const text = args.flags.get(flag);
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
-  if (ms <= 0) throw new Error(`--metric-resolution must be positive, got "${text}"`);
+  if (ms <= 0) throw new Error(`--${flag} must be positive, got "${text}"`);
   return ms;
 }
 

@@ -15,6 +15,7 @@ import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
 import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
 import { StatefulSetController } from './statefulset/statefulset.js';
+import { HorizontalController } from './podautoscaler/horizontal.js';
 
 export interface RunnableController {
   start(): void;
@@ -31,6 +32,8 @@ export interface ControllerContext {
   clusterSigningKeyFile?: string;
   /** --terminated-pod-gc-threshold (default 12500; 0 turns the terminated-pod rule off). */
   terminatedPodGCThreshold?: number;
+  /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
+  horizontalPodAutoscalerSyncPeriodMs?: number;
 }
 
 export interface ControllerDescriptor {
@@ -92,6 +95,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['podgc'],
     identity: 'pod-garbage-collector',
     init: (ctx) => new PodGCController(ctx),
+  },
+  {
+    name: 'horizontal-pod-autoscaler-controller',
+    aliases: ['horizontalpodautoscaling'],
+    identity: 'horizontal-pod-autoscaler',
+    init: (ctx) => new HorizontalController({ ...ctx, syncPeriodMs: ctx.horizontalPodAutoscalerSyncPeriodMs }),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

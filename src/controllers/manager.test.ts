@@ -27,6 +27,7 @@ test('every controller names the service account upstream runs it as', () => {
       'statefulset-controller': 'statefulset-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
+      'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
       'certificatesigningrequest-signing-controller': 'certificate-controller',
     },

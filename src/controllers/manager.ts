@@ -18,6 +18,8 @@ export interface ControllerManagerConfig {
   controllers?: readonly string[];
   /** --terminated-pod-gc-threshold (default 12500). */
   terminatedPodGCThreshold?: number;
+  /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
+  horizontalPodAutoscalerSyncPeriodMs?: number;
   /** A token per controller identity (its service account's); a controller without one uses the manager's. */
   serviceAccountTokens?: Readonly<Record<string, string>>;
 }

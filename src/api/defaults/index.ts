@@ -7,6 +7,7 @@ import { zeroNulls } from '../zero.js';
 import { defaultDaemonSet, defaultDeployment, defaultPodTemplateObject, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './apps.js';
 import { child, defaultPod, defaultResourceList, isObj, type Obj } from './podspec.js';
 import { defaultCronJob } from './cronjob.js';
+import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 
 export { imageTag } from './podspec.js';
 
@@ -108,6 +109,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'batch/CronJob': defaultCronJob,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
+  'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
 };
 
 /**

@@ -48,6 +48,8 @@ import { validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.j
 import { nameIsDNSSubdomain } from './names.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
+import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './autoscaling.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -74,10 +76,14 @@ const kinds: Record<string, KindValidation> = {
   'apps/DaemonSet': { create: validateDaemonSet, update: validateDaemonSetUpdate, status: validateDaemonSetStatusUpdate },
   'apps/StatefulSet': { create: validateStatefulSet, update: validateStatefulSetUpdate, status: validateStatefulSetStatusUpdate },
   'apps/ControllerRevision': { create: validateControllerRevision, update: validateControllerRevisionUpdate },
-  'batch/Job': pendingValidation,
+  'batch/Job': { create: validateJob, update: validateJobUpdate, status: validateJobStatusUpdate },
   'batch/CronJob': { create: validateCronJob, update: validateCronJobUpdate },
   'policy/PodDisruptionBudget': pendingValidation,
-  'autoscaling/HorizontalPodAutoscaler': pendingValidation,
+  'autoscaling/HorizontalPodAutoscaler': {
+    create: validateHorizontalPodAutoscaler,
+    update: validateHorizontalPodAutoscalerUpdate,
+    status: validateHorizontalPodAutoscalerStatusUpdate,
+  },
   '/Pod': { create: validatePodCreate, update: validatePodUpdate, status: validatePodStatusUpdate },
   '/Namespace': { create: validateNamespace, update: metaUpdate, status: validateNamespaceStatusUpdate },
   '/Node': { create: validateNode, update: (obj, old) => [...validateNode(obj), ...validateNodeUpdate(obj, old)], status: validateNodeUpdate },

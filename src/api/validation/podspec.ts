@@ -51,7 +51,7 @@ export function validateResourceName(name: string, p: Path): FieldError[] {
   return [];
 }
 
-function validateContainerResourceName(name: string, p: Path): FieldError[] {
+export function validateContainerResourceName(name: string, p: Path): FieldError[] {
   const errs = validateResourceName(name, p);
   if (!name.includes('/')) {
     if (!standardContainerResources.has(name) && !isHugePage(name)) errs.push(invalid(p, name, 'must be a standard resource for containers'));

@@ -21,6 +21,8 @@ import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config
 import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './network.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
+import { jobPrinter } from './batch.js';
+import { horizontalPodAutoscalerPrinter } from './autoscaling.js';
 
 export type { TableColumnDefinition, TableRowCondition } from './printer.js';
 
@@ -79,6 +81,8 @@ const printers = new Map<string, Printer>([
   ['events.k8s.io/Event', eventsV1Printer],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
+  ['batch/Job', jobPrinter],
+  ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */

@@ -22,6 +22,7 @@ import {
 } from './strategies/others.js';
 import { certificateSigningRequestStrategy } from './strategies/certificates.js';
 import { daemonSetStrategy, replicatedStrategy, statefulSetStrategy } from './strategies/apps.js';
+import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './strategies/autoscaling.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
 
@@ -61,8 +62,8 @@ export class Registries {
       generationStrategy('batch', 'jobs'),
       generationStrategy('batch', 'cronjobs'),
       generationStrategy('policy', 'poddisruptionbudgets'),
-      generationStrategy('autoscaling', 'horizontalpodautoscalers', 'v2'),
-      generationStrategy('autoscaling', 'horizontalpodautoscalers', 'v1'),
+      horizontalPodAutoscalerStrategy(),
+      horizontalPodAutoscalerV1Strategy(),
       endpointSliceStrategy(),
       eventsV1Strategy(),
       plainStrategy('scheduling.k8s.io', 'priorityclasses'),
