@@ -24,6 +24,7 @@ import {
 import { validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
 import { nameIsDNSSubdomain } from './names.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatusUpdate, validatePodDisruptionBudgetUpdate } from './policy.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
@@ -53,7 +54,7 @@ const kinds: Record<string, KindValidation> = {
   'apps/ControllerRevision': pendingValidation,
   'batch/Job': pendingValidation,
   'batch/CronJob': pendingValidation,
-  'policy/PodDisruptionBudget': pendingValidation,
+  'policy/PodDisruptionBudget': { create: validatePodDisruptionBudget, update: validatePodDisruptionBudgetUpdate, status: validatePodDisruptionBudgetStatusUpdate },
   'autoscaling/HorizontalPodAutoscaler': pendingValidation,
   '/Pod': { create: validatePodCreate, update: validatePodUpdate, status: validatePodStatusUpdate },
   '/Namespace': { create: validateNamespace, update: metaUpdate, status: validateNamespaceStatusUpdate },

@@ -11,6 +11,7 @@ import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config
 import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './network.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
+import { podDisruptionBudgetPrinter } from './policy.js';
 
 export type { TableColumnDefinition, TableRowCondition } from './printer.js';
 
@@ -63,6 +64,7 @@ const printers = new Map<string, Printer>([
   ['events.k8s.io/Event', eventsV1Printer],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
+  ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */
