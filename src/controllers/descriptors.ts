@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
+import { DisruptionController } from './disruption/disruption.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
@@ -64,6 +65,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['podgc'],
     identity: 'pod-garbage-collector',
     init: (ctx) => new PodGCController(ctx),
+  },
+  {
+    name: 'disruption-controller',
+    aliases: ['disruption'],
+    identity: 'disruption-controller',
+    init: (ctx) => new DisruptionController(ctx),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

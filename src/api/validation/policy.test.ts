@@ -39,7 +39,7 @@ void test('PodDisruptionBudget names are path segments, not DNS subdomains', () 
 });
 
 void test('PodDisruptionBudget updates may change the spec; status counts are non-negative and conditions checked', () => {
-  const old = { ...pdb({ minAvailable: 1 }), metadata: { name: 'web', namespace: 'default', uid: 'u', creationTimestamp: '2025-01-01T00:00:00Z' } };
+  const old: Obj = { ...pdb({ minAvailable: 1 }), metadata: { name: 'web', namespace: 'default', uid: 'u', creationTimestamp: '2025-01-01T00:00:00Z' } };
   assert.deepEqual(validateUpdate('policy', 'PodDisruptionBudget', { ...old, spec: { ...old.spec, minAvailable: 3 } }, old), []);
   const status = (s: Obj) => validateStatusUpdate('policy', 'PodDisruptionBudget', { ...old, status: s }, old).map(fieldErrorMessage);
   const ok = { type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 1 };
