@@ -156,3 +156,21 @@ void test('unhealthy pods: IfHealthyBudget only while the budget is whole, Alway
   assert.ok((await getPod(e, 'sick-2')).metadata?.deletionTimestamp);
   await e.api.stop();
 });
+
+void test('PodDisruptionBudget strategy: create resets the status and starts at generation 1; spec changes bump it, status writes do not', async () => {
+  const e = await env();
+  const pdbs = e.client.resource('poddisruptionbudgets.policy').namespace('default');
+  const created = await pdbs.create({
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } },
+    status: { disruptionsAllowed: 9, currentHealthy: 9, desiredHealthy: 0, expectedPods: 9 },
+  });
+  assert.equal(created.status, undefined);
+  assert.equal(created.metadata?.generation, 1);
+  const withStatus = await pdbs.updateStatus({ ...created, status: { disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2, observedGeneration: 1 } });
+  assert.equal(withStatus.metadata?.generation, 1);
+  const changed = await pdbs.update({ ...withStatus, spec: { ...withStatus.spec, minAvailable: 2 }, status: undefined });
+  assert.equal(changed.metadata?.generation, 2);
+  assert.equal(changed.status?.disruptionsAllowed, 1, 'a spec update keeps the status');
+  await e.api.stop();
+});
