@@ -183,6 +183,20 @@ describe('disruption controller', () => {
     }
   });
 
+  it('an empty selector (policy/v1) selects every pod of the namespace', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.pdbs().create({ metadata: { name: 'all' }, spec: { selector: {}, minAvailable: 1 } });
+      await c.pod('a', true);
+      const other = await c.pods().create({ metadata: { name: 'b', labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+      assert.equal(other.metadata?.name, 'b');
+      const s = await c.status('all');
+      assert.deepEqual([s.expectedPods, s.currentHealthy, s.disruptionsAllowed], [2, 1, 0]);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('pods an eviction approved are not counted for two minutes, then are again', async () => {
     const c = await new Cluster().start();
     try {

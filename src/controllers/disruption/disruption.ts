@@ -14,7 +14,6 @@ import {
   DELETION_TIMEOUT_MS,
   DISRUPTION_ALLOWED_CONDITION,
   disruptionConditionUpToDate,
-  podDisruptionBudgetsFor,
   SYNC_FAILED_REASON,
   withDisruptionAllowedCondition,
 } from '../../api/pdb.js';
@@ -151,9 +150,22 @@ export class DisruptionController {
     if (cleanAfter !== undefined) this.staleController.enqueueAfter(metaNamespaceKeyFunc(pod), cleanAfter);
   }
 
-  /** getPdbForPod: the first budget that covers the pod, with a warning when several do. */
+  /**
+   * getPdbForPod: the first budget that covers the pod, with a warning when several do. As the policy/v1
+   * lister (and unlike the eviction's lookup), an empty selector matches every pod.
+   */
   private pdbForPod(pod: Pod): PodDisruptionBudget | undefined {
-    const pdbs = podDisruptionBudgetsFor(this.pdbs.namespace(pod.metadata?.namespace ?? '').list(), pod);
+    const labels = pod.metadata?.labels ?? {};
+    const pdbs = this.pdbs
+      .namespace(pod.metadata?.namespace ?? '')
+      .list()
+      .filter((pdb) => {
+        try {
+          return labelSelectorAsSelector(pdb.spec?.selector).matches(labels);
+        } catch {
+          return false;
+        }
+      });
     if (pdbs.length > 1) {
       const m = pod.metadata ?? {};
       const msg = `Pod "${m.namespace}"/"${m.name}" matches multiple PodDisruptionBudgets.  Chose "${pdbs[0]!.metadata?.name}" arbitrarily.`;
