@@ -23,6 +23,7 @@ test('every controller names the service account upstream runs it as', () => {
       'replicaset-controller': 'replicaset-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
+      'disruption-controller': 'disruption-controller',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
       'certificatesigningrequest-signing-controller': 'certificate-controller',
     },
