@@ -176,7 +176,9 @@ describe('disruption controller', () => {
       assert.ok(c.recorder.events.some((e) => e.reason === 'NoPods' && e.message === 'No matching pods found'));
       await c.pod('bare', true);
       s = await c.status('web');
-      assert.ok(c.recorder.events.some((e) => e.reason === 'UnmanagedPods' && e.type === 'Warning'));
+      const unmanaged = c.recorder.events.find((e) => e.reason === 'UnmanagedPods');
+      assert.equal(unmanaged?.type, 'Warning');
+      assert.match(unmanaged?.message ?? '', /^Pods selected by this PodDisruptionBudget \(selector: &LabelSelector\{MatchLabels:map\[string\]string\{app: web,\},MatchExpressions:\[\]LabelSelectorRequirement\{\},\}\) were found to be unmanaged\./);
       assert.equal(s.expectedPods, 0);
     } finally {
       await c.stop();

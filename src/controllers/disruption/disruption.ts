@@ -7,7 +7,7 @@
 import type { Pod, ReplicationController } from 'kubernetes-types/core/v1.js';
 import type { Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
-import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
+import type { LabelSelector, OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { labelSelectorAsSelector } from '../../api/labels.js';
 import {
@@ -214,7 +214,7 @@ export class DisruptionController {
         pdb,
         'Warning',
         'UnmanagedPods',
-        `Pods selected by this PodDisruptionBudget (selector: ${JSON.stringify(pdb.spec?.selector ?? null)}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.`,
+        `Pods selected by this PodDisruptionBudget (selector: ${labelSelectorString(pdb.spec?.selector)}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.`,
       );
     }
     const now = this.opts.clock.now();
@@ -409,6 +409,17 @@ export class DisruptionController {
     await this.opts.client.resource('pods').namespace(namespace).updateStatus({ ...pod, status });
     this.opts.logger.info({ pod: key }, 'Reset stale DisruptionTarget condition to False');
   }
+}
+
+/** A metav1.LabelSelector as its generated String() prints it (upstream's %v in the UnmanagedPods event). */
+function labelSelectorString(sel: LabelSelector | undefined): string {
+  if (!sel) return 'nil';
+  const labels = Object.keys(sel.matchLabels ?? {})
+    .sort()
+    .map((k) => `${k}: ${sel.matchLabels![k]},`)
+    .join('');
+  const exprs = (sel.matchExpressions ?? []).map((e) => `LabelSelectorRequirement{Key:${e.key},Operator:${e.operator},Values:[${(e.values ?? []).join(' ')}],},`).join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${labels}},MatchExpressions:[]LabelSelectorRequirement{${exprs}},}`;
 }
 
 /** countHealthyPods: Ready pods that are neither terminating nor approved for eviction within the timeout. */
