@@ -327,7 +327,8 @@ export class DisruptionController {
       const name = pod.metadata?.name ?? '';
       if (!Object.hasOwn(previous, name)) continue;
       const expectedDeletion = Date.parse(previous[name]!) + DELETION_TIMEOUT_MS;
-      if (expectedDeletion < now) {
+      // A time that does not parse has expired as well.
+      if (!(expectedDeletion >= now)) {
         const m = pdb.metadata ?? {};
         // Upstream prints the budget's namespace twice here.
         this.recorder.event(involvedObject({ ...pod, apiVersion: 'v1', kind: 'Pod' }), 'Warning', 'NotDeleted', `Pod was expected by PDB ${m.namespace}/${m.namespace} to be deleted but it wasn't`);
