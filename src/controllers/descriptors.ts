@@ -9,6 +9,7 @@ import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
 import { CronJobController } from './cronjob/controller.js';
 import { DaemonSetController } from './daemonset/daemonset.js';
+import { DisruptionController } from './disruption/disruption.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
@@ -101,6 +102,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['horizontalpodautoscaling'],
     identity: 'horizontal-pod-autoscaler',
     init: (ctx) => new HorizontalController({ ...ctx, syncPeriodMs: ctx.horizontalPodAutoscalerSyncPeriodMs }),
+  },
+  {
+    name: 'disruption-controller',
+    aliases: ['disruption'],
+    identity: 'disruption-controller',
+    init: (ctx) => new DisruptionController(ctx),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

@@ -28,6 +28,7 @@ test('every controller names the service account upstream runs it as', () => {
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',
+      'disruption-controller': 'disruption-controller',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
       'certificatesigningrequest-signing-controller': 'certificate-controller',
     },

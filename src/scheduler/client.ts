@@ -2,7 +2,7 @@
 // tested against an in-memory fake (testing/fake-client.ts); schedulerClientFrom adapts the typed Client.
 import type { Client } from '../client/client.js';
 import type { ListerWatcher } from '../client/informer.js';
-import type { EventsV1Event, Namespace, Node, Pod, PodCondition, ReplicaSet, Service } from '../api/types.js';
+import type { EventsV1Event, Namespace, Node, Pod, PodCondition, PodDisruptionBudget, ReplicaSet, Service } from '../api/types.js';
 
 export interface PodStatusPatch {
   conditions?: PodCondition[];
@@ -17,6 +17,8 @@ export interface SchedulerClient {
   /** For the default topology spreading selector; without them pods get no default spreading. */
   services?: ListerWatcher<Service>;
   replicaSets?: ListerWatcher<ReplicaSet>;
+  /** For preemption, which prefers victims whose eviction a budget allows; without them none counts as violating one. */
+  podDisruptionBudgets?: ListerWatcher<PodDisruptionBudget>;
   /** POST pods/binding. */
   bind(pod: Pod, nodeName: string): Promise<void>;
   /** Strategic-merge patch of pods/status (conditions merge by type). */
@@ -37,6 +39,7 @@ export function schedulerClientFrom(client: Client): SchedulerClient {
     namespaces: client.resource('namespaces'),
     services: client.resource('services'),
     replicaSets: client.resource('replicasets.apps'),
+    podDisruptionBudgets: client.resource('poddisruptionbudgets.policy'),
     bind: (pod, nodeName) => client.bind(pod, nodeName),
     async patchPodStatus(namespace, name, patch) {
       await pods.namespace(namespace).patch(name, 'strategic', { status: patch }, { subresource: 'status' });

@@ -4,7 +4,7 @@
 // Failures report PodScheduled=False (reason Unschedulable and upstream's message) through
 // pods/status and a FailedScheduling event, and the pod waits in the queue for a helpful event.
 import { rfc3339 } from '../api/time.js';
-import type { Namespace, Node, Pod, PodCondition, ReplicaSet, Service } from '../api/types.js';
+import type { Namespace, Node, Pod, PodCondition, PodDisruptionBudget, ReplicaSet, Service } from '../api/types.js';
 import { isPodPhaseTerminal, POD_REASON_SCHEDULING_GATED } from '../api/pod/status.js';
 import { Client } from '../client/client.js';
 import { DeletedFinalStateUnknown, namespaceIndex } from '../client/indexer.js';
@@ -89,6 +89,7 @@ export class Scheduler implements LifecycleService {
   /** Only when the client serves them (default topology spreading). */
   private readonly serviceInformer?: SharedInformer<Service>;
   private readonly replicaSetInformer?: SharedInformer<ReplicaSet>;
+  private readonly pdbInformer?: SharedInformer<PodDisruptionBudget>;
   private readonly pending = new Set<Promise<void>>();
   private readonly percentageOfNodesToScore: number;
   private nextStartNodeIndex = 0;
@@ -109,6 +110,7 @@ export class Scheduler implements LifecycleService {
     const workloads: WorkloadLister = {
       services: (ns) => this.serviceInformer?.indexer.byIndex(namespaceIndex, ns) ?? [],
       replicaSet: (ns, name) => this.replicaSetInformer?.indexer.getByKey(`${ns}/${name}`),
+      podDisruptionBudgets: () => this.pdbInformer?.indexer.list() ?? [],
     };
     for (const profile of opts.profiles ?? [defaultProfile()]) {
       const recorder = new EventRecorder({ sink: this.client, clock: this.clock, logger: this.logger, reportingController: profile.schedulerName });
@@ -144,6 +146,7 @@ export class Scheduler implements LifecycleService {
     this.namespaceInformer = new SharedInformer<Namespace>(this.client.namespaces, { clock: this.clock, onError });
     if (this.client.services) this.serviceInformer = new SharedInformer<Service>(this.client.services, { clock: this.clock, onError });
     if (this.client.replicaSets) this.replicaSetInformer = new SharedInformer<ReplicaSet>(this.client.replicaSets, { clock: this.clock, onError });
+    if (this.client.podDisruptionBudgets) this.pdbInformer = new SharedInformer<PodDisruptionBudget>(this.client.podDisruptionBudgets, { clock: this.clock, onError });
     this.podInformer.addEventHandler({
       onAdd: (pod) => this.onPodAdd(pod),
       onUpdate: (oldPod, newPod) => this.onPodUpdate(oldPod, newPod),
@@ -171,6 +174,7 @@ export class Scheduler implements LifecycleService {
     this.namespaceInformer.start();
     this.serviceInformer?.start();
     this.replicaSetInformer?.start();
+    this.pdbInformer?.start();
     this.queue.run();
     for (const r of this.recorders.values()) r.start();
     if (this.opts.assumedPodTTLMs) this.cleanupTimer = every(this.clock, 1_000, () => this.cleanupAssumedPods());
@@ -209,7 +213,7 @@ export class Scheduler implements LifecycleService {
   }
 
   private informers(): Pick<SharedInformer<Pod>, 'stop' | 'waitForSync'>[] {
-    const all = [this.podInformer, this.nodeInformer, this.namespaceInformer, this.serviceInformer, this.replicaSetInformer];
+    const all = [this.podInformer, this.nodeInformer, this.namespaceInformer, this.serviceInformer, this.replicaSetInformer, this.pdbInformer];
     return all.filter((i) => i !== undefined);
   }
 

@@ -75,10 +75,16 @@ function validateTemplateForReplicaSet(template: unknown, selector: Selector, p:
 /** An IntOrString as Go's String() prints it. */
 const intOrString = (v: unknown) => rawValue(String(v ?? 0));
 
-function validatePositiveIntOrPercent(v: unknown, p: Path): FieldError[] {
+/** ValidatePositiveIntOrPercent (apps validation, also used by policy's PodDisruptionBudget). */
+export function validatePositiveIntOrPercent(v: unknown, p: Path): FieldError[] {
   if (typeof v === 'string') return percentErrors(v).map((m) => invalid(p, intOrString(v), m));
   if (typeof v === 'number') return validateNonnegative(v, p);
   return [invalid(p, intOrString(v), "must be an integer or percentage (e.g '5%')")];
+}
+
+/** IsNotMoreThan100Percent: a percentage above 100 is invalid; integers are not bounded here. */
+export function isNotMoreThan100Percent(v: unknown, p: Path): FieldError[] {
+  return typeof v === 'string' && /^[0-9]+%$/.test(v) && parseInt(v, 10) > 100 ? [invalid(p, intOrString(v), 'must not be greater than 100%')] : [];
 }
 
 const intOrPercentValue = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && /^[0-9]+%$/.test(v) ? parseInt(v, 10) : 0);

@@ -44,9 +44,9 @@ import {
   validateServiceUpdate,
 } from './core.js';
 import { validateCronJob, validateCronJobUpdate } from './cronjob.js';
-import { validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
-import { nameIsDNSSubdomain } from './names.js';
+import { validateObjectMetaUpdate, type Obj } from './meta.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
+import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatusUpdate, validatePodDisruptionBudgetUpdate } from './policy.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './autoscaling.js';
@@ -66,9 +66,6 @@ const metaUpdate = (obj: Obj, old: Obj) => validateObjectMetaUpdate(obj.metadata
 /** Upstream's update validation for kinds whose spec is freely mutable: metadata rules, then the create rules. */
 const thenCreate = (create: (obj: Obj) => FieldError[]) => (obj: Obj, old: Obj) => [...metaUpdate(obj, old), ...create(obj)];
 
-/** The object-meta rules alone: kinds of the workload issue whose own validation is being written. */
-const metaOnly = (obj: Obj) => validateObjectMeta(obj.metadata, true, nameIsDNSSubdomain);
-const pendingValidation: KindValidation = { create: metaOnly, update: thenCreate(metaOnly) };
 
 const kinds: Record<string, KindValidation> = {
   '/ReplicationController': { create: validateReplicationController, update: validateReplicationControllerUpdate, status: validateReplicationControllerStatusUpdate },
@@ -78,7 +75,7 @@ const kinds: Record<string, KindValidation> = {
   'apps/ControllerRevision': { create: validateControllerRevision, update: validateControllerRevisionUpdate },
   'batch/Job': { create: validateJob, update: validateJobUpdate, status: validateJobStatusUpdate },
   'batch/CronJob': { create: validateCronJob, update: validateCronJobUpdate },
-  'policy/PodDisruptionBudget': pendingValidation,
+  'policy/PodDisruptionBudget': { create: validatePodDisruptionBudget, update: validatePodDisruptionBudgetUpdate, status: validatePodDisruptionBudgetStatusUpdate },
   'autoscaling/HorizontalPodAutoscaler': {
     create: validateHorizontalPodAutoscaler,
     update: validateHorizontalPodAutoscalerUpdate,

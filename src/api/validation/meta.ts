@@ -1,5 +1,5 @@
 // Object metadata and the small shared checks of apimachinery's api/validation and metav1 validation.
-import { forbidden, invalid, Path, rawValue, required, tooLong, type FieldError } from '../field.js';
+import { duplicate, forbidden, invalid, notSupported, Path, rawValue, required, tooLong, type FieldError } from '../field.js';
 import {
   fieldImmutableErrorMsg,
   invalidEach,
@@ -7,6 +7,7 @@ import {
   labelValueErrors,
   nameIsDNSLabel,
   qualifiedNameErrors,
+  regexError,
   type NameValidator,
 } from './names.js';
 
@@ -191,4 +192,38 @@ export function goLabelSelector(sel: unknown): string {
         .join(', ')}}`
     : '[]v1.LabelSelectorRequirement(nil)';
   return `v1.LabelSelector{MatchLabels:${ml}, MatchExpressions:${exprs}}`;
+}
+
+const conditionReasonFmt = '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?';
+const conditionReasonMsg =
+  "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
+const conditionStatuses = ['False', 'True', 'Unknown'];
+
+/** metav1validation.ValidateConditions: the rules of a list of metav1.Condition (type unique). */
+export function validateConditions(conditions: unknown, p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  arr(conditions).forEach((c, i) => {
+    const cp = p.index(i);
+    const cond = isObj(c) ? c : {};
+    const type = str(cond.type);
+    if (seen.has(type)) errs.push(duplicate(cp.child('type'), type));
+    seen.add(type);
+    errs.push(...validateQualifiedName(type, cp.child('type')));
+    if (!conditionStatuses.includes(str(cond.status))) errs.push(notSupported(cp.child('status'), str(cond.status), conditionStatuses));
+    if (typeof cond.observedGeneration === 'number' && cond.observedGeneration < 0) {
+      errs.push(invalid(cp.child('observedGeneration'), cond.observedGeneration, 'must be greater than or equal to zero'));
+    }
+    if (!cond.lastTransitionTime) errs.push(required(cp.child('lastTransitionTime'), 'must be set'));
+    const reason = str(cond.reason);
+    if (!reason) errs.push(required(cp.child('reason'), 'must be set'));
+    else {
+      if (!new RegExp(`^${conditionReasonFmt}$`).test(reason)) {
+        errs.push(invalid(cp.child('reason'), reason, regexError(conditionReasonMsg, conditionReasonFmt, 'my_name', 'MY_NAME', 'MyName', 'ReasonA,ReasonB', 'ReasonA:ReasonB')));
+      }
+      if (reason.length > 1024) errs.push(tooLong(cp.child('reason'), reason, 1024));
+    }
+    if (str(cond.message).length > 32 * 1024) errs.push(tooLong(cp.child('message'), cond.message, 32 * 1024));
+  });
+  return errs;
 }

@@ -80,6 +80,11 @@ const maskTrailingDash = (name: string) => (name.length > 1 && name.endsWith('-'
 export const nameIsDNSSubdomain: NameValidator = (name, prefix) => dns1123SubdomainErrors(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => dns1123LabelErrors(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNS1035Label: NameValidator = (name, prefix) => dns1035LabelErrors(prefix ? maskTrailingDash(name) : name);
+/** path.ValidatePathSegmentName: what the generic registry checks of kinds without a name rule of their own. */
+export const nameIsPathSegment: NameValidator = (name, prefix) => {
+  if (!prefix && (name === '.' || name === '..')) return [`may not be '${name}'`];
+  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+};
 
 export const portNumErrors = (port: number): string[] => (port >= 1 && port <= 65535 ? [] : [inclusiveRangeError(1, 65535)]);
 

@@ -13,7 +13,6 @@ import { applyJsonPatch } from '../../api/patch/jsonpatch.js';
 import { applyStrategicMergePatch } from '../../api/patch/strategic.js';
 import { schemaForKind } from '../../api/schema.js';
 import type { JsonObject } from '../../api/patch/json.js';
-import type { DeleteOptions } from '../registry/registry.js';
 import { dryRunOf, type ResourceRequest } from './context.js';
 import { fieldValidationOf, handleGet, handleUpdate, render } from './crud.js';
 import { checkObject } from '../../api/decode.js';
@@ -24,6 +23,7 @@ import { withPodCondition } from '../../api/pod/conditions.js';
 import type { KubeletClient } from '../kubeletclient/client.js';
 import { servePodLog } from '../kubeletclient/podlog.js';
 import { servePodStream } from '../kubeletclient/stream.js';
+import { evict } from './eviction.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
 const pods = { group: '', resource: 'pods' };
@@ -68,7 +68,7 @@ export function subresourceStorage(kubelet?: KubeletClient): ReadonlyMap<string,
   const stream: SubresourceHandler = kubelet ? (r) => servePodStream(r, kubelet, r.upgrade) : nodeProxied;
   const table: [string, Record<string, SubresourceHandler>][] = [
     ['/namespaces', { status: statusLike, finalize }],
-    ['/pods', { status: statusLike, binding: bind, eviction: evict, log, exec: stream, attach: stream, portforward: stream }],
+    ['/pods', { status: statusLike, binding: bind, eviction: evictPod, log, exec: stream, attach: stream, portforward: stream }],
     ['/nodes', { status: statusLike }],
     ['/services', { status: statusLike }],
     ['/replicationcontrollers', { status: statusLike, scale }],
@@ -122,28 +122,8 @@ async function bind(r: ResourceRequest): Promise<void> {
   writeObject(r.res, 201, { ...success, code: 201 });
 }
 
-async function evict(r: ResourceRequest): Promise<void> {
-  const eviction = await subresourceBody<{ metadata?: { name?: string }; deleteOptions?: DeleteOptions }>(r, 'Eviction');
-  const options = eviction.deleteOptions ?? {};
-  const dryRun = dryRunOf([...(options.dryRun ?? []), ...r.url.searchParams.getAll('dryRun')]);
-  const pod = await r.registries.read('pods', r.info.namespace, r.info.name);
-  const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
-  if (!terminal && !pod.metadata.deletionTimestamp && !dryRun) {
-    // Tell the pod why it is going (upstream's DisruptionTarget condition).
-    const now = rfc3339(r.clock.now());
-    await r.registry.update(
-      r.info.namespace,
-      r.info.name,
-      (current) => {
-        if (!current) throw notFound(pods, r.info.name);
-        const condition = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: now, lastProbeTime: null as never };
-        return { ...current, status: withPodCondition(current.status as Pod['status'], condition) };
-      },
-      { dryRun, user: r.user, subresource: 'status' },
-    );
-  }
-  await r.registry.delete(r.info.namespace, r.info.name, { ...options, dryRun: undefined }, { dryRun, user: r.user, subresource: '' });
-  writeObject(r.res, 201, { ...success, code: 201 });
+async function evictPod(r: ResourceRequest): Promise<void> {
+  await evict(r, await subresourceBody<Parameters<typeof evict>[1]>(r, 'Eviction'));
 }
 
 interface Scale {

@@ -23,6 +23,7 @@ import { eventPrinter, eventsV1Printer } from './events.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
 import { jobPrinter } from './batch.js';
 import { horizontalPodAutoscalerPrinter } from './autoscaling.js';
+import { podDisruptionBudgetPrinter } from './policy.js';
 
 export type { TableColumnDefinition, TableRowCondition } from './printer.js';
 
@@ -83,6 +84,7 @@ const printers = new Map<string, Printer>([
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],
   ['batch/Job', jobPrinter],
   ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
+  ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */

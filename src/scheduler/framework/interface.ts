@@ -9,7 +9,7 @@
 // while it runs, which is what lets one thread score thousands of nodes without locks. Binding is
 // asynchronous and overlaps the next pods' cycles.
 import type { Labels } from '../../api/labels.js';
-import type { Pod, ReplicaSet, Service } from '../../api/types.js';
+import type { Pod, PodDisruptionBudget, ReplicaSet, Service } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { SchedulerClient } from '../client.js';
@@ -170,6 +170,8 @@ export interface PodNominator {
 export interface WorkloadLister {
   services(namespace: string): readonly Service[];
   replicaSet(namespace: string, name: string): ReplicaSet | undefined;
+  /** Every PodDisruptionBudget (DefaultPreemption); absent when the scheduler does not watch them. */
+  podDisruptionBudgets?(): readonly PodDisruptionBudget[];
 }
 
 /** A pod held at Permit. */

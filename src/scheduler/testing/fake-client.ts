@@ -7,7 +7,7 @@ import type { MetaObject } from '../../client/indexer.js';
 import { metaNamespaceKeyFunc } from '../../client/indexer.js';
 import type { WatchEvent } from '../../client/rest.js';
 import { StatusError } from '../../api/errors.js';
-import type { EventsV1Event, Namespace, Node, Pod, ReplicaSet, Service } from '../../api/types.js';
+import type { EventsV1Event, Namespace, Node, Pod, PodDisruptionBudget, ReplicaSet, Service } from '../../api/types.js';
 import type { PodStatusPatch, SchedulerClient } from '../client.js';
 
 export class FakeListerWatcher<T extends MetaObject> implements ListerWatcher<T> {
@@ -71,6 +71,7 @@ export class FakeSchedulerClient implements SchedulerClient {
   readonly namespaces = new FakeListerWatcher<Namespace>();
   readonly services = new FakeListerWatcher<Service>();
   readonly replicaSets = new FakeListerWatcher<ReplicaSet>();
+  readonly podDisruptionBudgets = new FakeListerWatcher<PodDisruptionBudget>();
   readonly binds: { pod: string; node: string }[] = [];
   readonly statusPatches: { pod: string; patch: PodStatusPatch }[] = [];
   readonly events: EventsV1Event[] = [];

@@ -1,13 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node, Pod } from '../../../api/types.js';
+import type { Node, Pod, PodDisruptionBudget } from '../../../api/types.js';
 import type { Plugin } from '../../framework/interface.js';
 import { Code, Status } from '../../framework/status.js';
 import { defaultPlugins, inTreeRegistry } from '../../registry.js';
 import { handleFor, snapshotOf } from '../../testing/plugins.js';
 import { makeNode, makePod } from '../../testing/builders.js';
 import { Harness } from '../../testing/harness.js';
-import { factory, MSG_PREEMPTION_POLICY_NEVER, moreImportantPod, numCandidates, pickOneNodeForPreemption, type Candidate } from './defaultpreemption.js';
+import { PodInfo } from '../../framework/types.js';
+import { factory, filterPodsWithPDBViolation, MSG_PREEMPTION_POLICY_NEVER, moreImportantPod, numCandidates, pickOneNodeForPreemption, type Candidate } from './defaultpreemption.js';
 
 const NO_VICTIMS = 'No preemption victims found for incoming pod';
 const NOT_HELPFUL = 'Preemption is not helpful for scheduling';
@@ -229,6 +230,70 @@ describe('DefaultPreemption', () => {
   });
 });
 
+/** A budget over app=<app> in default with this many disruptions left (and these pods already approved). */
+const pdb = (name: string, app: string, disruptionsAllowed: number, disruptedPods?: Record<string, string>): PodDisruptionBudget => ({
+  metadata: { name, namespace: 'default' },
+  spec: { selector: { matchLabels: { app } }, minAvailable: 1 },
+  status: { disruptionsAllowed, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1, ...(disruptedPods ? { disruptedPods } : {}) },
+});
+
+const labelled = (pod: Pod, app: string): Pod => ({ ...pod, metadata: { ...pod.metadata, labels: { app } } });
+
+describe('DefaultPreemption with PodDisruptionBudgets', () => {
+  it('picks the node whose victims no budget protects', async () => {
+    for (let i = 0; i < 5; i++) {
+      // Without the budget the two nodes tie and the random offset decides.
+      const h = new Harness();
+      h.client.podDisruptionBudgets.upsert(pdb('db', 'db', 0));
+      await h.start([node('node-1', '1'), node('node-2', '1')], [labelled(running('db-0', 'node-1', 1, '1'), 'db'), labelled(running('web-0', 'node-2', 1, '1'), 'web'), preemptor(10, '1')]);
+      assert.deepEqual(h.client.deletes, ['default/web-0']);
+      assert.equal(h.pod('default/high')?.status?.nominatedNodeName, 'node-2');
+      await h.stop();
+    }
+  });
+
+  it('on a node, reprieves the protected pods first even when less important', async () => {
+    const h = new Harness();
+    h.client.podDisruptionBudgets.upsert(pdb('db', 'db', 0));
+    // Without the budget, mid (priority 5) is reprieved first and low goes; with it, low is kept and mid goes.
+    await h.start([node('node-1', '2')], [labelled(running('mid', 'node-1', 5, '1'), 'web'), labelled(running('low', 'node-1', 1, '1'), 'db'), preemptor(10, '1')]);
+    assert.deepEqual(h.client.deletes, ['default/mid']);
+    await h.stop();
+  });
+
+  it('violates a budget when nothing else makes room', async () => {
+    const h = new Harness();
+    h.client.podDisruptionBudgets.upsert(pdb('db', 'db', 0));
+    await h.start([node('node-1', '1')], [labelled(running('db-0', 'node-1', 1, '1'), 'db'), preemptor(10, '1')]);
+    assert.deepEqual(h.client.deletes, ['default/db-0']);
+    await h.stop();
+  });
+
+  it('filterPodsWithPDBViolation spends each budget pod by pod; approved evictions spend nothing', () => {
+    const infos = ['a', 'b', 'c', 'other'].map((n) => new PodInfo(labelled(running(n, 'node-1', 1, '1'), n === 'other' ? 'other' : 'web')));
+    const names = (l: PodInfo[]) => l.map((pi) => pi.pod.metadata?.name);
+    let r = filterPodsWithPDBViolation(infos, [pdb('web', 'web', 1)]);
+    assert.deepEqual([names(r.nonViolating), names(r.violating)], [['a', 'other'], ['b', 'c']]);
+    r = filterPodsWithPDBViolation(infos, [pdb('web', 'web', 1, { a: '2026-01-01T00:00:00Z' })]);
+    assert.deepEqual([names(r.nonViolating), names(r.violating)], [['a', 'b', 'other'], ['c']]);
+    // A budget of another namespace covers nothing here.
+    r = filterPodsWithPDBViolation(infos, [{ ...pdb('web', 'web', 0), metadata: { name: 'web', namespace: 'prod' } }]);
+    assert.deepEqual(names(r.violating), []);
+  });
+
+  it('pickOneNodeForPreemption: fewer PDB violations first, before priorities', () => {
+    const v = (p: number) => makePod().name(`p${p}`).priority(p).obj();
+    const picked = pickOneNodeForPreemption(
+      [
+        { nodeName: 'a', numPDBViolations: 1, victims: [v(1)] },
+        { nodeName: 'b', numPDBViolations: 0, victims: [v(5), v(4)] },
+      ],
+      0,
+    );
+    assert.equal(picked?.nodeName, 'b');
+  });
+});
+
 describe('numCandidates', () => {
   const cases: [nodes: number, percentage: number, absolute: number, want: number][] = [
     [50, 10, 100, 50],
@@ -255,22 +320,22 @@ describe('pickOneNodeForPreemption', () => {
     return started ? { ...p, status: { startTime: started } } : p;
   };
   const cases: { name: string; candidates: Candidate[]; want: string }[] = [
-    { name: 'lowest highest priority', candidates: [{ nodeName: 'a', victims: [v(5)] }, { nodeName: 'b', victims: [v(3), v(2)] }], want: 'b' },
-    { name: 'smallest sum', candidates: [{ nodeName: 'a', victims: [v(3), v(2)] }, { nodeName: 'b', victims: [v(3), v(1)] }], want: 'b' },
+    { name: 'lowest highest priority', candidates: [{ nodeName: 'a', numPDBViolations: 0, victims: [v(5)] }, { nodeName: 'b', numPDBViolations: 0, victims: [v(3), v(2)] }], want: 'b' },
+    { name: 'smallest sum', candidates: [{ nodeName: 'a', numPDBViolations: 0, victims: [v(3), v(2)] }, { nodeName: 'b', numPDBViolations: 0, victims: [v(3), v(1)] }], want: 'b' },
     {
       name: 'negative priorities: fewer pods win the sum',
-      candidates: [{ nodeName: 'a', victims: [v(-5), v(-5)] }, { nodeName: 'b', victims: [v(-5)] }],
+      candidates: [{ nodeName: 'a', numPDBViolations: 0, victims: [v(-5), v(-5)] }, { nodeName: 'b', numPDBViolations: 0, victims: [v(-5)] }],
       want: 'b',
     },
     {
       name: 'latest start of the most important victims',
       candidates: [
-        { nodeName: 'a', victims: [v(3, '2026-03-01T00:00:00Z'), v(1, '2026-06-01T00:00:00Z')] },
-        { nodeName: 'b', victims: [v(3, '2026-04-01T00:00:00Z'), v(1, '2026-01-01T00:00:00Z')] },
+        { nodeName: 'a', numPDBViolations: 0, victims: [v(3, '2026-03-01T00:00:00Z'), v(1, '2026-06-01T00:00:00Z')] },
+        { nodeName: 'b', numPDBViolations: 0, victims: [v(3, '2026-04-01T00:00:00Z'), v(1, '2026-01-01T00:00:00Z')] },
       ],
       want: 'b',
     },
-    { name: 'first on a full tie', candidates: [{ nodeName: 'a', victims: [v(1)] }, { nodeName: 'b', victims: [v(1)] }], want: 'a' },
+    { name: 'first on a full tie', candidates: [{ nodeName: 'a', numPDBViolations: 0, victims: [v(1)] }, { nodeName: 'b', numPDBViolations: 0, victims: [v(1)] }], want: 'a' },
   ];
   for (const c of cases) it(c.name, () => assert.equal(pickOneNodeForPreemption(c.candidates, now)?.nodeName, c.want));
 

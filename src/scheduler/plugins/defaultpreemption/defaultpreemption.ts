@@ -2,12 +2,13 @@
 // pods would make room, keep the fewest victims (reprieving the most important pods that can stay),
 // pick one node by upstream's criteria, then mark and delete its victims, drop lower-priority
 // nominations there, and nominate the pod to it so the next cycle tries that node first.
+// PodDisruptionBudgets are honoured as upstream does: pods whose eviction a budget does not allow are
+// reprieved first, and the node with the fewest such victims wins (budgets may still be violated).
 //
 // Preemption runs synchronously inside the cycle (upstream's behaviour without async preemption).
-// PodDisruptionBudgets are not served by our API yet, so every victim counts as not violating one:
-// the "fewest PDB violations" criterion is always a tie and is not evaluated.
 import { rfc3339 } from '../../../api/time.js';
-import type { Pod, PodCondition } from '../../../api/types.js';
+import type { Pod, PodCondition, PodDisruptionBudget } from '../../../api/types.js';
+import { podDisruptionBudgetsFor } from '../../../api/pdb.js';
 import { hasStatusCode } from '../../../api/errors.js';
 import type { CycleState } from '../../framework/cycle-state.js';
 import { Diagnosis, FitError, NodeToStatus } from '../../framework/diagnosis.js';
@@ -35,6 +36,8 @@ export interface DefaultPreemptionArgs {
 export interface Candidate {
   nodeName: string;
   victims: Pod[];
+  /** Victims whose eviction a PodDisruptionBudget does not allow. */
+  numPDBViolations: number;
 }
 
 /** Upstream's ValidateDefaultPreemptionArgs. */
@@ -86,12 +89,35 @@ export function numCandidates(numNodes: number, percentage: number, absolute: nu
 const aggregate = (errs: Error[]): Error => (errs.length === 1 ? errs[0]! : new Error(`[${errs.map((e) => e.message).join(', ')}]`));
 
 /**
- * The candidate upstream's pickOneNodeForPreemption picks: the lowest highest-priority victim, then
+ * filterPodsWithPDBViolation: splits pods (in order) by whether evicting them, one after the other,
+ * exceeds a budget covering them. A pod already in a budget's disruptedPods was approved by the API
+ * server and spends nothing again.
+ */
+export function filterPodsWithPDBViolation(pods: readonly PodInfo[], pdbs: readonly PodDisruptionBudget[]): { violating: PodInfo[]; nonViolating: PodInfo[] } {
+  const allowed = new Map(pdbs.map((pdb) => [pdb, pdb.status?.disruptionsAllowed ?? 0]));
+  const violating: PodInfo[] = [];
+  const nonViolating: PodInfo[] = [];
+  for (const pi of pods) {
+    let violated = false;
+    for (const pdb of podDisruptionBudgetsFor(pdbs, pi.pod)) {
+      if (Object.hasOwn(pdb.status?.disruptedPods ?? {}, pi.pod.metadata?.name ?? '')) continue;
+      const left = allowed.get(pdb)! - 1;
+      allowed.set(pdb, left);
+      if (left < 0) violated = true;
+    }
+    (violated ? violating : nonViolating).push(pi);
+  }
+  return { violating, nonViolating };
+}
+
+/**
+ * The candidate upstream's pickOneNodeForPreemption picks: the fewest PDB violations, then the lowest highest-priority victim, then
  * the smallest sum of priorities, then the fewest victims, then the latest start among the
  * highest-priority victims, then the first. Victims are ordered most important first.
  */
 export function pickOneNodeForPreemption(candidates: readonly Candidate[], now: number): Candidate | undefined {
   const criteria: ((c: Candidate) => number)[] = [
+    (c) => -c.numPDBViolations,
     (c) => -podPriority(c.victims[0]!),
     // Shifted by 2^31 so that more pods of a negative priority never look cheaper than fewer.
     (c) => -c.victims.reduce((sum, p) => sum + podPriority(p) + 2 ** 31, 0),
@@ -183,13 +209,14 @@ class DefaultPreemption implements PostFilterPlugin {
     const errors: Error[] = [];
     const potential = nodesForStatusCode(m, this.handle.snapshot(), Code.Unschedulable);
     if (potential.length === 0) return { candidates, nodeToStatus, errors };
+    const pdbs = this.handle.workloads.podDisruptionBudgets?.() ?? [];
     const offset = Math.floor(Math.random() * potential.length);
     const wanted = numCandidates(potential.length, this.minCandidateNodesPercentage, this.minCandidateNodesAbsolute);
     for (let i = 0; i < potential.length && candidates.length < wanted; i++) {
       const ni = potential[(offset + i) % potential.length]!;
-      const { victims, status } = this.selectVictimsOnNode(state.clone(), pod, ni.clone());
+      const { victims, numPDBViolations, status } = this.selectVictimsOnNode(state.clone(), pod, ni.clone(), pdbs);
       if (isSuccess(status) && victims.length > 0) {
-        candidates.push({ nodeName: ni.name, victims });
+        candidates.push({ nodeName: ni.name, victims, numPDBViolations });
         continue;
       }
       const s = isSuccess(status) ? Status.error(new Error(`expected at least one victim pod on node "${ni.name}"`)) : status!;
@@ -202,9 +229,10 @@ class DefaultPreemption implements PostFilterPlugin {
   /**
    * The fewest pods to evict from the node (a copy, as is state) for the pod to fit: remove every
    * lower-priority pod, check the pod fits, then add them back most important first, keeping each
-   * one that still lets the pod fit.
+   * one that still lets the pod fit; those a budget protects are tried first, and counted when they
+   * must go all the same.
    */
-  private selectVictimsOnNode(state: CycleState, pod: Pod, ni: NodeInfo): { victims: Pod[]; status: Result } {
+  private selectVictimsOnNode(state: CycleState, pod: Pod, ni: NodeInfo, pdbs: readonly PodDisruptionBudget[]): { victims: Pod[]; numPDBViolations: number; status: Result } {
     const h = this.handle;
     const remove = (pi: PodInfo): Result => {
       ni.removePod(pi.pod);
@@ -212,28 +240,45 @@ class DefaultPreemption implements PostFilterPlugin {
     };
     const prio = podPriority(pod);
     const potential = ni.pods.filter((pi) => podPriority(pi.pod) < prio);
+    const fail = (status: Result) => ({ victims: [], numPDBViolations: 0, status });
     for (const pi of potential) {
       const s = remove(pi);
-      if (!isSuccess(s)) return { victims: [], status: s };
+      if (!isSuccess(s)) return fail(s);
     }
-    if (potential.length === 0) return { victims: [], status: Status.of(Code.UnschedulableAndUnresolvable, REASON_NO_VICTIMS) };
+    if (potential.length === 0) return fail(Status.of(Code.UnschedulableAndUnresolvable, REASON_NO_VICTIMS));
     // Not even without all of them: affinity to a victim would be the only way, which is not supported.
     const fits = h.runFilterPluginsWithNominatedPods(state, pod, ni);
-    if (!isSuccess(fits)) return { victims: [], status: fits };
+    if (!isSuccess(fits)) return fail(fits);
 
     const now = h.clock.now();
-    potential.sort((a, b) => (moreImportantPod(a.pod, b.pod, now) ? -1 : moreImportantPod(b.pod, a.pod, now) ? 1 : 0));
+    const byImportance = (a: Pod, b: Pod) => (moreImportantPod(a, b, now) ? -1 : moreImportantPod(b, a, now) ? 1 : 0);
+    potential.sort((a, b) => byImportance(a.pod, b.pod));
+    const { violating, nonViolating } = filterPodsWithPDBViolation(potential, pdbs);
     const victims: Pod[] = [];
-    for (const pi of potential) {
+    /** Adds the pod back; if the preemptor no longer fits, it goes again and is a victim. */
+    const reprieve = (pi: PodInfo): { fits: boolean; status?: Result } => {
       ni.addPod(pi);
       const added = h.runPreFilterExtensionAddPod(state, pod, pi, ni);
-      if (!isSuccess(added)) return { victims: [], status: added };
-      if (isSuccess(h.runFilterPluginsWithNominatedPods(state, pod, ni))) continue;
+      if (!isSuccess(added)) return { fits: false, status: added };
+      if (isSuccess(h.runFilterPluginsWithNominatedPods(state, pod, ni))) return { fits: true };
       const s = remove(pi);
-      if (!isSuccess(s)) return { victims: [], status: s };
+      if (!isSuccess(s)) return { fits: false, status: s };
       victims.push(pi.pod);
+      return { fits: false };
+    };
+    let numPDBViolations = 0;
+    for (const pi of violating) {
+      const r = reprieve(pi);
+      if (r.status) return fail(r.status);
+      if (!r.fits) numPDBViolations++;
     }
-    return { victims, status: undefined };
+    for (const pi of nonViolating) {
+      const r = reprieve(pi);
+      if (r.status) return fail(r.status);
+    }
+    // Most important first again, as the two passes interleave them.
+    if (violating.length > 0 && nonViolating.length > 0) victims.sort(byImportance);
+    return { victims, numPDBViolations, status: undefined };
   }
 
   /** Evicts the victims, then clears the nominations of lower-priority pods on the node. */
