@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
+import { DeploymentController } from './deployment/deployment.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
@@ -52,6 +53,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['replicaset'],
     identity: 'replicaset-controller',
     init: (ctx) => new ReplicaSetController(ctx),
+  },
+  {
+    name: 'deployment-controller',
+    aliases: ['deployment'],
+    identity: 'deployment-controller',
+    init: (ctx) => new DeploymentController(ctx),
   },
   {
     name: 'garbage-collector-controller',
