@@ -325,13 +325,13 @@ export class DeploymentController {
   }
 
   /**
-   * Upstream's getAllReplicaSetsAndSyncRevision: the old ReplicaSets with replicas and the new
-   * one (created when asked and missing), with the revision annotations brought up to date.
+   * Upstream's getAllReplicaSetsAndSyncRevision: all the old ReplicaSets and the new one
+   * (created when asked and missing), with the revision annotations brought up to date.
    */
   private async allReplicaSetsAndSyncRevision(d: Deployment, rsList: ReplicaSet[], createIfNotExisted: boolean): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
-    const { required, all } = findOldReplicaSets(d, rsList);
-    const newRS = await this.getNewReplicaSet(d, rsList, all, createIfNotExisted);
-    return { newRS, oldRSs: required };
+    const oldRSs = findOldReplicaSets(d, rsList);
+    const newRS = await this.getNewReplicaSet(d, rsList, oldRSs, createIfNotExisted);
+    return { newRS, oldRSs };
   }
 
   /** Upstream's getNewReplicaSet. */

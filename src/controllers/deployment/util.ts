@@ -274,11 +274,10 @@ export function findNewReplicaSet(d: Deployment, rsList: readonly ReplicaSet[]):
   return [...rsList].sort(byCreationTimestamp).find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
 }
 
-/** Upstream's FindOldReplicaSets: every other ReplicaSet, and those of them with replicas. */
-export function findOldReplicaSets(d: Deployment, rsList: readonly ReplicaSet[]): { required: ReplicaSet[]; all: ReplicaSet[] } {
+/** Upstream's FindOldReplicaSets (the all of it, which is what the controller uses): every ReplicaSet but the new one. */
+export function findOldReplicaSets(d: Deployment, rsList: readonly ReplicaSet[]): ReplicaSet[] {
   const newRS = findNewReplicaSet(d, rsList);
-  const all = rsList.filter((rs) => !newRS || rs.metadata?.uid !== newRS.metadata?.uid);
-  return { required: all.filter((rs) => replicasOf(rs) !== 0), all };
+  return rsList.filter((rs) => !newRS || rs.metadata?.uid !== newRS.metadata?.uid);
 }
 
 /** Upstream's FindActiveOrLatest: the one active ReplicaSet, the newest when none is, none when several are. */
