@@ -13,7 +13,7 @@ import { isNothing, labelSelectorAsSelector, type Selector } from '../../api/lab
 import { findResource } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
-import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, splitMetaNamespaceKey, type Indexer } from '../../client/indexer.js';
+import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
 import { clientEventSink, EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
