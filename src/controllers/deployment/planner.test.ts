@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { planNewReplicaSet, planOldReplicaSets, planScale } from './planner.js';
-import { computeHash, maxSurge, maxUnavailable, resolveFenceposts, safeEncodeString, setNewReplicaSetAnnotations, setReplicasAnnotations } from './util.js';
+import { computeHash, equalIgnoreHash, maxSurge, maxUnavailable, resolveFenceposts, safeEncodeString, setNewReplicaSetAnnotations, setReplicasAnnotations } from './util.js';
 
 const deployment = (replicas: number, surge: number | string, unavailable: number | string): Deployment => ({
   metadata: { name: 'web', generation: 1 },
@@ -178,6 +178,15 @@ describe('revision annotations (SetNewReplicaSetAnnotations)', () => {
     assert.equal(r.metadata?.annotations?.['deployment.kubernetes.io/revision-history'], '3,5');
     assert.equal(r.metadata?.annotations?.['deployment.kubernetes.io/revision'], '7');
     assert.equal(setNewReplicaSetAnnotations(d, r, '7', true, 4), false, 'nothing changes at the same revision');
+  });
+});
+
+describe('EqualIgnoreHash', () => {
+  it('ignores the hash label and empty values, not a false that differs from absent', () => {
+    const t = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    assert.ok(equalIgnoreHash(t, { metadata: { labels: { app: 'web', 'pod-template-hash': 'abc' }, annotations: {} }, spec: { containers: [{ name: 'c', image: 'nginx', args: [] }] } }));
+    assert.ok(!equalIgnoreHash(t, { ...t, spec: { ...t.spec, automountServiceAccountToken: false } }));
+    assert.ok(!equalIgnoreHash(t, { ...t, spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }));
   });
 });
 

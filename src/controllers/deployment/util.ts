@@ -118,25 +118,30 @@ export const maxRevision = (rss: readonly ReplicaSet[]): number => rss.reduce((m
 
 // ---- templates and the pod-template-hash
 
-/** Go's zero values (absent, null, "", 0, false, [], {}) are all one value to Semantic.DeepEqual of omitempty JSON. */
-function dropZero(v: unknown, depth = 0): unknown {
+/**
+ * The value without what omitempty JSON leaves out in Go: null, "", [] and {} (and with
+ * `zeroScalars` also 0 and false, which only non-pointer fields omit). Templates keep 0 and false:
+ * for pointer fields (`automountServiceAccountToken: false`) they differ from absent.
+ */
+function dropEmpty(v: unknown, zeroScalars: boolean, depth = 0): unknown {
   if (depth > 64) return v;
-  if (Array.isArray(v)) return v.length ? v.map((x) => dropZero(x, depth + 1) ?? null) : undefined;
+  if (Array.isArray(v)) return v.length ? v.map((x) => dropEmpty(x, zeroScalars, depth + 1) ?? null) : undefined;
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      const z = dropZero(x, depth + 1);
+      const z = dropEmpty(x, zeroScalars, depth + 1);
       if (z !== undefined) out[k] = z;
     }
     return Object.keys(out).length ? out : undefined;
   }
-  return v === null || v === '' || v === 0 || v === false ? undefined : v;
+  if (v === null || v === '') return undefined;
+  return zeroScalars && (v === 0 || v === false) ? undefined : v;
 }
 
 function withoutHashLabel(t: PodTemplateSpec | undefined): unknown {
   const copy = structuredClone(t ?? {});
   if (copy.metadata?.labels) delete copy.metadata.labels[DEFAULT_DEPLOYMENT_UNIQUE_LABEL_KEY];
-  return dropZero(copy);
+  return dropEmpty(copy, false);
 }
 
 /** Upstream's EqualIgnoreHash: the templates are equal but for the pod-template-hash label. */
@@ -171,11 +176,11 @@ function fnv32a(bytes: Uint8Array, h = 0x811c9dc5): number {
  * Upstream's ComputeHash: FNV-32a of the template, then of collisionCount as 4 little-endian
  * bytes, printed in decimal and safe-encoded. Upstream feeds the hasher spew's dump of the Go
  * struct, which only Go's type layout reproduces; kite hashes the canonical JSON of the
- * template without zero values instead, so its hashes are stable and well spread but differ
+ * template without empty values instead, so its hashes are stable and well spread but differ
  * from a real cluster's for the same template.
  */
 export function computeHash(template: PodTemplateSpec | undefined, collisionCount?: number): string {
-  let h = fnv32a(new TextEncoder().encode(canonicalJSON(dropZero(template ?? {}) ?? {})));
+  let h = fnv32a(new TextEncoder().encode(canonicalJSON(dropEmpty(template ?? {}, false) ?? {})));
   if (collisionCount !== undefined) {
     const b = new Uint8Array(4);
     new DataView(b.buffer).setUint32(0, collisionCount >>> 0, true);
@@ -418,5 +423,5 @@ export function calculateStatus(allRSs: readonly (ReplicaSet | undefined)[], new
 
 /** Status as the API returns it (zero counts omitted), so a fresh status compares equal to the stored one. */
 export function sameDeploymentStatus(a: DeploymentStatus | undefined, b: DeploymentStatus): boolean {
-  return isDeepStrictEqual(dropZero(a ?? {}) ?? {}, dropZero(b) ?? {});
+  return isDeepStrictEqual(dropEmpty(a ?? {}, true) ?? {}, dropEmpty(b, true) ?? {});
 }
