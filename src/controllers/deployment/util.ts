@@ -413,6 +413,8 @@ export function calculateStatus(allRSs: readonly (ReplicaSet | undefined)[], new
     ...(d.status?.collisionCount !== undefined ? { collisionCount: d.status.collisionCount } : {}),
     ...(d.status?.conditions ? { conditions: d.status.conditions.map((c) => ({ ...c })) } : {}),
   };
+  // Every count is omitempty in DeploymentStatus: a real cluster never shows a zero.
+  for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'] as const) if (status[k] === 0) delete status[k];
   if (available >= deploymentReplicas(d) - maxUnavailable(d)) {
     setDeploymentCondition(status, newDeploymentCondition('Available', 'True', MINIMUM_REPLICAS_AVAILABLE, 'Deployment has minimum availability.', now));
   } else {
