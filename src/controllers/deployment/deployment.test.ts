@@ -297,4 +297,32 @@ describe('Deployment controller', () => {
       await c.stop();
     }
   });
+
+  it("releases a ReplicaSet whose labels stop matching (a hash collision then), and reports its ReplicaFailure", async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.deployments().create(deployment('web', 2));
+      await c.settle(async () => (await c.listRS()).length > 0);
+      const [rs] = await c.listRS();
+      // The ReplicaSet controller failing to create pods (quota, admission) reports it on the ReplicaSet.
+      const failure = { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'pods "web-x" is forbidden: exceeded quota', lastTransitionTime: '2026-01-01T00:00:00Z' };
+      await c.rs().updateStatus({ ...rs!, status: { replicas: 0, conditions: [failure] } });
+      await c.settle(async () => condition(await c.get(), 'ReplicaFailure') !== undefined);
+      const cond = condition(await c.get(), 'ReplicaFailure');
+      assert.deepEqual([cond?.status, cond?.reason, cond?.message, cond?.lastUpdateTime], ['True', 'FailedCreate', failure.message, failure.lastTransitionTime]);
+
+      await c.rs().patch(rs!.metadata!.name!, 'merge', { metadata: { labels: { app: 'other', 'pod-template-hash': null } } });
+      await c.settle(async () => !(await c.rs().get(rs!.metadata!.name!)).metadata?.ownerReferences?.length);
+      assert.deepEqual((await c.rs().get(rs!.metadata!.name!)).metadata?.ownerReferences ?? [], []);
+      // Released, it still holds the name the Deployment's template hashes to: a collision, so the
+      // Deployment counts it in status.collisionCount and hashes again into a new name.
+      await c.settle(async () => (await c.listRS()).length === 2);
+      const mine = (await c.listRS()).filter((x) => x.metadata?.ownerReferences?.length);
+      assert.equal(mine.length, 1);
+      assert.notEqual(mine[0]!.metadata!.name, rs!.metadata!.name);
+      assert.equal((await c.get()).status?.collisionCount, 1);
+    } finally {
+      await c.stop();
+    }
+  });
 });
