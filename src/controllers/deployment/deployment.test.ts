@@ -298,7 +298,7 @@ describe('Deployment controller', () => {
     }
   });
 
-  it("releases a ReplicaSet whose labels stop matching (a hash collision then), and reports its ReplicaFailure", async () => {
+  it('releases a ReplicaSet whose labels stop matching (a hash collision then), and reports its ReplicaFailure', async () => {
     const c = await new Cluster().start();
     try {
       await c.deployments().create(deployment('web', 2));
