@@ -82,6 +82,14 @@ describe('planOldReplicaSets (reconcileOldReplicaSets)', () => {
     });
   }
 
+  it('a ReplicaSet still reporting the pods it is deleting counts only its spec.replicas as available', () => {
+    // Old just went 4 → 3 (status still says 4 available); new has 2, 1 available. 4 replicas, maxUnavailable 1.
+    const old = { ...rs('old', 3, 4, 60), status: { replicas: 4, availableReplicas: 4 } };
+    const newRS = rs('new', 2, 1);
+    // 5 pods, minAvailable 3, 1 new unavailable: 1 may go (3 + 1 available − 3), not 2.
+    assert.deepEqual(planOldReplicaSets([old, newRS], [old], newRS, deployment(4, 1, 1)), [{ name: 'old', replicas: 2 }]);
+  });
+
   it('scales the oldest ReplicaSet down first', () => {
     const older = rs('older', 2, 2, 120);
     const old = rs('old', 2, 2, 60);

@@ -3,7 +3,6 @@
 // the controller writes them and records one ScalingReplicaSet event per resize.
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import {
-  availableReplicaCount,
   byCreationTimestamp,
   bySizeNewer,
   bySizeOlder,
@@ -64,8 +63,11 @@ export function planOldReplicaSets(allRSs: readonly (ReplicaSet | undefined)[], 
     cleaned += down;
   }
 
-  // scaleDownOldReplicaSetsForRollingUpdate: available replicas above minAvailable.
-  const available = availableReplicaCount([...olds, newRS]);
+  // scaleDownOldReplicaSetsForRollingUpdate: available replicas above minAvailable. A ReplicaSet
+  // just scaled down still reports the pods it is deleting as available until its controller
+  // syncs again; counting at most spec.replicas of each keeps that moment from breaking
+  // maxUnavailable (upstream sums status alone and can overshoot when both controllers are fast).
+  const available = [...olds, newRS].reduce((n, rs) => n + Math.min(rs?.status?.availableReplicas ?? 0, replicasOf(rs)), 0);
   if (available <= minAvailable) return steps;
   const total = available - minAvailable;
   let scaled = 0;
