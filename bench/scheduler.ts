@@ -14,16 +14,15 @@
 //   - server/sim/bench CPU: user + system seconds of each process over that same span (the API server's
 //     event loop is the bottleneck, and CPU per pod moves less than rates when others load the machine);
 //   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../src/util/args.js';
 import { RestClient } from '../src/client/rest.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { percentile } from './load.js';
+import { follow, spawnKite, until, type Proc } from './kite.js';
 
 const args = parseArgs(process.argv.slice(2));
 const nodeCounts = (args.flags.get('nodes') ?? '500,5000').split(',').map(Number);
@@ -34,7 +33,6 @@ const plainOnly = (args.flags.get('mix') ?? 'mixed') === 'plain';
 /** Where `kite server` (one per thread) and `kite sim` write V8 CPU profiles on exit; none when unset. */
 const profileDir = args.flags.get('profile');
 const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)] : []);
-const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const ns = 'bench';
 
 type Kind = 'plain' | 'nodeSelector' | 'antiAffinity' | 'spread';
@@ -97,67 +95,6 @@ function rssMiB(pid: number | undefined): number {
   } catch {
     return NaN;
   }
-}
-
-interface Proc {
-  proc: ChildProcess;
-  stop(): Promise<void>;
-}
-
-function spawnKite(argv: string[], ready: RegExp, nodeArgs: string[] = []): Promise<Proc & { match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, [...nodeArgs, kiteBin, ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KITE_LOG_LEVEL: process.env.KITE_LOG_LEVEL ?? 'warn' } });
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    if (stderr.length > 100_000) stderr = stderr.slice(-50_000);
-  });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const lines = out.split('\n');
-      out = lines.pop()!;
-      for (const line of lines) {
-        const m = ready.exec(line);
-        if (m) resolve({ proc, match: m, stop: async () => (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGTERM'), await exited) });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`kite ${argv[0]} exited with ${code}:\n${stderr.slice(-4000)}`)));
-  });
-}
-
-/** Follows a watch from a list's resourceVersion, resuming after the stream ends, until aborted. */
-function follow<T extends { metadata: { resourceVersion?: string } }>(rest: RestClient, path: string, rv: string, onEvent: (type: string, obj: T) => void, signal: AbortSignal): Promise<void> {
-  return (async () => {
-    while (!signal.aborted) {
-      try {
-        for await (const e of rest.watch<T>({ path, query: { watch: true, resourceVersion: rv, allowWatchBookmarks: true }, signal })) {
-          if (e.type === 'ERROR') throw new Error(JSON.stringify(e.object));
-          if (e.object.metadata.resourceVersion) rv = e.object.metadata.resourceVersion;
-          if (e.type !== 'BOOKMARK') onEvent(e.type, e.object);
-        }
-      } catch (err) {
-        if (signal.aborted) return;
-        console.error(`watch ${path} ended: ${String(err)}; resuming from ${rv}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-  })();
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!cond()) {
-    if (performance.now() > deadline) {
-      console.error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-      return false;
-    }
-    await sleep(20);
-  }
-  return true;
 }
 
 interface Result {

@@ -9,6 +9,7 @@ import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
 import { CronJobController } from './cronjob/controller.js';
 import { DaemonSetController } from './daemonset/daemonset.js';
+import { DeploymentController } from './deployment/deployment.js';
 import { DisruptionController } from './disruption/disruption.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { NamespaceController } from './namespace/controller.js';
@@ -84,6 +85,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['statefulset'],
     identity: 'statefulset-controller',
     init: (ctx) => new StatefulSetController(ctx),
+  },
+  {
+    name: 'deployment-controller',
+    aliases: ['deployment'],
+    identity: 'deployment-controller',
+    init: (ctx) => new DeploymentController(ctx),
   },
   {
     name: 'garbage-collector-controller',

@@ -25,6 +25,7 @@ test('every controller names the service account upstream runs it as', () => {
       'cronjob-controller': 'cronjob-controller',
       'daemonset-controller': 'daemon-set-controller',
       'statefulset-controller': 'statefulset-controller',
+      'deployment-controller': 'deployment-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',

@@ -23,7 +23,19 @@ export function secretStrategy(): ResourceStrategy {
 }
 
 export function deploymentStrategy(): ResourceStrategy {
-  return genericStrategy(r('apps', 'deployments'), { tracksGeneration: true });
+  const base = genericStrategy(r('apps', 'deployments'), { tracksGeneration: true });
+  return {
+    ...base,
+    // Upstream's deploymentStatusStrategy keeps only spec and labels: the controller records the
+    // revision annotation with its status writes.
+    prepareForSubresourceUpdate(sub, obj, old, ctx) {
+      const annotations = obj.metadata.annotations;
+      base.prepareForSubresourceUpdate(sub, obj, old, ctx);
+      if (sub !== 'status') return;
+      if (annotations === undefined) delete obj.metadata.annotations;
+      else obj.metadata.annotations = annotations;
+    },
+  };
 }
 
 export function endpointSliceStrategy(): ResourceStrategy {
