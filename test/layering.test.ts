@@ -25,8 +25,6 @@ const floors: readonly (readonly string[])[] = [
 const sideways = new Set([
   // Upstream's kubelet admits pods with the scheduler's own filter plugins (lifecycle/predicate.go).
   'kubelet -> scheduler',
-  // The DaemonSet controller matches nodes as the scheduler does (upstream: component-helpers' nodeaffinity, v1helper's taints).
-  'controllers -> scheduler',
 ]);
 
 const floorOf = new Map(floors.flatMap((names, i) => names.map((n) => [n, i] as const)));

@@ -33,7 +33,8 @@ import {
 import { involvedObject, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
 import { isPodReady } from '../kit/pods.js';
 import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
-import { isPodAvailable, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../replicaset/replicaset.js';
+import { isPodAvailable } from '../kit/pods.js';
+import { slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../kit/slowstart.js';
 import {
   allowsSurge,
   daemonPodTemplate,

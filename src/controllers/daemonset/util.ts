@@ -4,8 +4,8 @@
 // the current template, and the surge and unavailability budgets of a rolling update.
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Affinity, Node, Pod, PodTemplateSpec, Toleration } from 'kubernetes-types/core/v1.js';
-import { RequiredNodeAffinity } from '../../scheduler/plugins/helper/node-affinity.js';
-import { findMatchingUntoleratedTaint } from '../../scheduler/plugins/helper/taints.js';
+import { RequiredNodeAffinity } from '../../api/scheduling/node-affinity.js';
+import { findMatchingUntoleratedTaint } from '../../api/scheduling/taints.js';
 import { POD_REVISION_LABEL } from '../kit/history.js';
 import { scaledValueFromIntOrPercent } from '../kit/intstr.js';
 

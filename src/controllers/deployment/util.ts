@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Deployment, DeploymentCondition, DeploymentStatus, ReplicaSet, ReplicaSetCondition } from 'kubernetes-types/apps/v1.js';
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { rfc3339 } from '../../api/time.js';
+import { scaledValueFromIntOrPercent } from '../kit/intstr.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 export const REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history';
@@ -36,19 +37,6 @@ type IntOrString = number | string | undefined;
 const replicasOf = (rs: ReplicaSet | undefined): number => rs?.spec?.replicas ?? 0;
 export const deploymentReplicas = (d: Deployment): number => d.spec?.replicas ?? 0;
 export const isRollingUpdate = (d: Deployment): boolean => d.spec?.strategy?.type === 'RollingUpdate';
-
-/**
- * Upstream's GetScaledValueFromIntOrPercent: an int as is, "N%" of total rounded up or down.
- * Throws on a string that is not a percentage (validation keeps those out).
- */
-export function scaledValueFromIntOrPercent(v: IntOrString, total: number, roundUp: boolean): number {
-  if (v === undefined) return 0;
-  if (typeof v === 'number') return v;
-  const m = /^(-?[0-9]+)%$/.exec(v);
-  if (!m) throw new Error(`invalid value for IntOrString: invalid value "${v}"`);
-  const scaled = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(scaled) : Math.floor(scaled);
-}
 
 /** Upstream's ResolveFenceposts: surge rounds up, unavailable down; both zero makes unavailable 1. */
 export function resolveFenceposts(maxSurge: IntOrString, maxUnavailable: IntOrString, desired: number): { surge: number; unavailable: number } {

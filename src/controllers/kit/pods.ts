@@ -153,3 +153,11 @@ export function sortActivePodsWithRanks(pods: readonly Pod[], ranks: readonly nu
   indexed.sort((x, y) => (activePodsWithRanksLess(x.pod, y.pod, x.rank, y.rank, now) ? -1 : activePodsWithRanksLess(y.pod, x.pod, y.rank, x.rank, now) ? 1 : 0));
   return indexed.map((x) => x.pod);
 }
+
+/** Upstream's IsPodAvailable: ready, and for at least minReadySeconds. */
+export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
+  if (!isPodReady(pod)) return false;
+  if (minReadySeconds === 0) return true;
+  const since = Date.parse(pod.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
+  return Number.isFinite(since) && since + minReadySeconds * 1000 < now;
+}

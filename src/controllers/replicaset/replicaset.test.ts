@@ -11,7 +11,8 @@ import { FakeRecorder } from '../../client/record/recorder.js';
 import { FakeClock } from '../../util/clock.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../kit/expectations.js';
 import { RealPodControl } from '../kit/podcontrol.js';
-import { calculateStatus, ReplicaSetController, slowStartBatch } from './replicaset.js';
+import { calculateStatus, ReplicaSetController } from './replicaset.js';
+import { slowStartBatch } from '../kit/slowstart.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:kube-controller-manager', groups: ['system:authenticated'] };

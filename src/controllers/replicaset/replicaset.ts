@@ -20,13 +20,12 @@ import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
 import { ControllerExpectations, UIDTrackingControllerExpectations } from '../kit/expectations.js';
 import { FAILED_CREATE_POD_REASON, FAILED_DELETE_POD_REASON, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
-import { filterActivePods, isPodActive, isPodReady, sortActivePodsWithRanks } from '../kit/pods.js';
+import { filterActivePods, isPodActive, isPodAvailable, isPodReady, sortActivePodsWithRanks } from '../kit/pods.js';
+import { slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../kit/slowstart.js';
 import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
 
 /** Upstream's BurstReplicas: at most this many creates or deletes per sync. */
 export const BURST_REPLICAS = 500;
-/** Upstream's SlowStartInitialBatchSize. */
-export const SLOW_START_INITIAL_BATCH_SIZE = 1;
 /** Upstream's statusUpdateRetries. */
 const STATUS_UPDATE_RETRIES = 1;
 const CONTROLLER_UID_INDEX = 'controllerUID';
@@ -71,31 +70,6 @@ export interface ReplicaSetControllerOptions {
 }
 
 const podKey = (pod: Pod) => metaNamespaceKeyFunc(pod);
-
-/** Upstream's IsPodAvailable: ready, and for at least minReadySeconds. */
-export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number): boolean {
-  if (!isPodReady(pod)) return false;
-  if (minReadySeconds === 0) return true;
-  const since = Date.parse(pod.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
-  return Number.isFinite(since) && since + minReadySeconds * 1000 < now;
-}
-
-/**
- * Upstream's slowStartBatch: calls fn count times in batches of 1, 2, 4, ... (all of a batch at
- * once); a batch with an error ends it. Returns how many succeeded and the first error.
- */
-export async function slowStartBatch(count: number, initialBatchSize: number, fn: () => Promise<void>): Promise<{ successes: number; error?: Error }> {
-  let remaining = count;
-  let successes = 0;
-  for (let batch = Math.min(remaining, initialBatchSize); batch > 0; batch = Math.min(2 * batch, remaining)) {
-    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    successes += batch - failed.length;
-    if (failed.length) return { successes, error: failed[0]!.reason as Error };
-    remaining -= batch;
-  }
-  return { successes };
-}
 
 export class ReplicaSetController {
   private readonly replicaSets: Indexer<ReplicaSet>;

@@ -7,7 +7,7 @@ import { POD_REVISION_LABEL } from '../kit/history.js';
 import { podFromTemplate } from '../kit/podcontrol.js';
 import { isPodReady } from '../kit/pods.js';
 import { newControllerRef } from '../kit/refmanager.js';
-import { isPodAvailable } from '../replicaset/replicaset.js';
+import { isPodAvailable } from '../kit/pods.js';
 
 export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';

@@ -6,8 +6,8 @@
 import type { Node, Pod, PodStatus } from '../../api/types.js';
 import { podRequests } from '../../scheduler/framework/resource.js';
 import { NodeInfo, PodInfo, podHostPorts } from '../../scheduler/framework/types.js';
-import { RequiredNodeAffinity } from '../../scheduler/plugins/helper/node-affinity.js';
-import { findMatchingUntoleratedTaint } from '../../scheduler/plugins/helper/taints.js';
+import { RequiredNodeAffinity } from '../../api/scheduling/node-affinity.js';
+import { findMatchingUntoleratedTaint } from '../../api/scheduling/taints.js';
 import { ERR_REASON_POD as NODE_AFFINITY_REASON, NAME as NODE_AFFINITY } from '../../scheduler/plugins/nodeaffinity/nodeaffinity.js';
 import { ERR_REASON as NODE_NAME_REASON, NAME as NODE_NAME } from '../../scheduler/plugins/nodename/nodename.js';
 import { ERR_REASON as NODE_PORTS_REASON, NAME as NODE_PORTS, fitsPorts } from '../../scheduler/plugins/nodeports/nodeports.js';

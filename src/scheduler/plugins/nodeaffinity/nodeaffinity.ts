@@ -17,7 +17,7 @@ import {
 } from '../../framework/interface.js';
 import { Code, Status, type Result } from '../../framework/status.js';
 import type { NodeInfo } from '../../framework/types.js';
-import { PreferredSchedulingTerms, RequiredNodeAffinity } from '../helper/node-affinity.js';
+import { PreferredSchedulingTerms, RequiredNodeAffinity } from '../../../api/scheduling/node-affinity.js';
 import { defaultNormalizeScore } from '../helper/normalize-score.js';
 
 export const NAME = 'NodeAffinity';

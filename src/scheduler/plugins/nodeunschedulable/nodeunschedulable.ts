@@ -7,7 +7,7 @@ import { ActionType, QueueingHint, type ClusterEventWithHint } from '../../frame
 import type { EnqueueExtensions, FilterPlugin, Plugin } from '../../framework/interface.js';
 import { Code, Status, type Result } from '../../framework/status.js';
 import type { NodeInfo } from '../../framework/types.js';
-import { tolerationsTolerateTaint } from '../helper/taints.js';
+import { tolerationsTolerateTaint } from '../../../api/scheduling/taints.js';
 
 export const NAME = 'NodeUnschedulable';
 export const ERR_REASON_UNKNOWN_CONDITION = 'node(s) had unknown conditions';

@@ -6,8 +6,8 @@ import type { TopologySpreadConstraint } from 'kubernetes-types/core/v1.js';
 import { labelSelectorAsSelector, newRequirement, selectorOf, type Labels, type Selector } from '../../../api/labels.js';
 import type { Node, Pod } from '../../../api/types.js';
 import type { PodInfo } from '../../framework/types.js';
-import type { RequiredNodeAffinity } from '../helper/node-affinity.js';
-import { findMatchingUntoleratedTaint } from '../helper/taints.js';
+import type { RequiredNodeAffinity } from '../../../api/scheduling/node-affinity.js';
+import { findMatchingUntoleratedTaint } from '../../../api/scheduling/taints.js';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const LABEL_TOPOLOGY_ZONE = 'topology.kubernetes.io/zone';

@@ -27,7 +27,7 @@ import {
 } from '../../framework/interface.js';
 import { Code, Status, type Result } from '../../framework/status.js';
 import type { NodeInfo, PodInfo } from '../../framework/types.js';
-import { RequiredNodeAffinity } from '../helper/node-affinity.js';
+import { RequiredNodeAffinity } from '../../../api/scheduling/node-affinity.js';
 import {
   constraintsOf,
   countMatching,

@@ -8,7 +8,7 @@ import { MAX_NODE_SCORE, type EnqueueExtensions, type FilterPlugin, type Plugin,
 import { Code, Status, type Result } from '../../framework/status.js';
 import type { NodeInfo } from '../../framework/types.js';
 import { defaultNormalizeScore } from '../helper/normalize-score.js';
-import { findMatchingUntoleratedTaint, tolerationsTolerateTaint } from '../helper/taints.js';
+import { findMatchingUntoleratedTaint, tolerationsTolerateTaint } from '../../../api/scheduling/taints.js';
 
 export const NAME = 'TaintToleration';
 /** The reason for an untolerated taint, as upstream words it. */

@@ -1,8 +1,8 @@
 // Node selector matching as component-helpers' nodeaffinity: terms are ORed, the requirements of a
 // term ANDed; an empty or invalid term matches nothing; matchFields supports metadata.name only.
 import type { NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from 'kubernetes-types/core/v1.js';
-import { newRequirement, requirementMatches, selectorFromSet, type Operator, type Requirement, type Selector } from '../../../api/labels.js';
-import type { Node, Pod } from '../../../api/types.js';
+import { newRequirement, requirementMatches, selectorFromSet, type Operator, type Requirement, type Selector } from '../labels.js';
+import type { Node, Pod } from '../types.js';
 
 const operators: Record<string, Operator | undefined> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!', Gt: 'gt', Lt: 'lt' };
 
