@@ -4,6 +4,7 @@
 import { findKind } from '../resources.js';
 import { isIPv6 } from '../validation/names.js';
 import { zeroNulls } from '../zero.js';
+import { defaultJob } from './batch.js';
 import { defaultPod, defaultPodTemplate, defaultResourceList } from './podspec.js';
 
 export { imageTag } from './podspec.js';
@@ -123,6 +124,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   '/Endpoints': defaultEndpoints,
   'apps/Deployment': defaultDeployment,
   'apps/ReplicaSet': defaultReplicaSet,
+  'batch/Job': defaultJob,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
 };

@@ -22,6 +22,7 @@ import {
   secretStrategy,
 } from './strategies/others.js';
 import { certificateSigningRequestStrategy } from './strategies/certificates.js';
+import { jobStrategy } from './strategies/batch.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
 
@@ -58,7 +59,7 @@ export class Registries {
       generationStrategy('apps', 'daemonsets'),
       generationStrategy('apps', 'statefulsets'),
       plainStrategy('apps', 'controllerrevisions'),
-      generationStrategy('batch', 'jobs'),
+      jobStrategy(),
       generationStrategy('batch', 'cronjobs'),
       generationStrategy('policy', 'poddisruptionbudgets'),
       generationStrategy('autoscaling', 'horizontalpodautoscalers', 'v2'),
