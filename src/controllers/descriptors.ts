@@ -8,6 +8,7 @@ import type { Logger } from '../util/log.js';
 import { CsrApprover } from './certificates/approver/approver.js';
 import { CsrSigner } from './certificates/signer/signer.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
+import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
@@ -52,6 +53,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['replicaset'],
     identity: 'replicaset-controller',
     init: (ctx) => new ReplicaSetController(ctx),
+  },
+  {
+    name: 'job-controller',
+    aliases: ['job'],
+    identity: 'job-controller',
+    init: (ctx) => new JobController(ctx),
   },
   {
     name: 'garbage-collector-controller',

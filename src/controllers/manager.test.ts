@@ -21,6 +21,7 @@ test('every controller names the service account upstream runs it as', () => {
     {
       'namespace-controller': 'namespace-controller',
       'replicaset-controller': 'replicaset-controller',
+      'job-controller': 'job-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
