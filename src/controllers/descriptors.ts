@@ -12,6 +12,7 @@ import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
+import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -59,6 +60,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['job'],
     identity: 'job-controller',
     init: (ctx) => new JobController(ctx),
+  },
+  {
+    name: 'ttl-after-finished-controller',
+    aliases: ['ttl-after-finished'],
+    identity: 'ttl-after-finished-controller',
+    init: (ctx) => new TTLAfterFinishedController(ctx),
   },
   {
     name: 'garbage-collector-controller',

@@ -22,6 +22,7 @@ test('every controller names the service account upstream runs it as', () => {
       'namespace-controller': 'namespace-controller',
       'replicaset-controller': 'replicaset-controller',
       'job-controller': 'job-controller',
+      'ttl-after-finished-controller': 'ttl-after-finished-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
