@@ -620,7 +620,10 @@ export class Registry {
     const obj = deepClone(current);
     const meta = obj.metadata;
     const finalizers = new Set(meta.finalizers ?? []);
-    const policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
+    let policy = options.propagationPolicy ?? (options.orphanDependents ? 'Orphan' : undefined);
+    // No policy asked for and none in the finalizers: the kind's default (batch/v1 Jobs orphan).
+    const gcFinalizer = finalizers.has('orphan') || finalizers.has('foregroundDeletion');
+    if (policy === undefined && options.orphanDependents === undefined && !gcFinalizer) policy = this.strategy.defaultGarbageCollectionPolicy;
     // Orphan and Foreground hand the object to the garbage collector through its finalizers.
     if (policy === 'Orphan') finalizers.add('orphan');
     if (policy === 'Foreground') finalizers.add('foregroundDeletion');

@@ -44,6 +44,9 @@ export interface ResourceStrategy {
   /** Grace period for a delete request; undefined means not graceful (immediate unless finalized). */
   gracefulDelete?(obj: StoredObject, requested: number | undefined): DeleteDecision | undefined;
 
+  /** Upstream's DefaultGarbageCollectionPolicy when it orphans: a delete that names no policy orphans the dependents. */
+  readonly defaultGarbageCollectionPolicy?: 'Orphan';
+
   /** Whether something besides metadata.finalizers keeps a deleted object (a namespace's spec.finalizers). */
   holdsDeletion?(obj: StoredObject): boolean;
   /** Changes made when an object is marked for deletion (a namespace turns Terminating). */

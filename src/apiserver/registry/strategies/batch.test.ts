@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StoredObject } from '../../../api/meta.js';
+import { FakeApi } from '../../testing/fakeapi.js';
 import { jobStrategy } from './batch.js';
 
 type Obj = Record<string, any>;
@@ -35,4 +36,21 @@ test('status.successful is selectable; spec changes bump generation', () => {
   assert.equal(strategy.selectableFields(job())['status.successful'], '3');
   assert.equal(strategy.selectableFields(job({}, {}))['metadata.name'], 'pi');
   assert.equal(strategy.tracksGeneration, true);
+});
+
+test('a Job deleted without a propagation policy orphans its pods (batch/v1 default); an explicit policy wins', async () => {
+  const api = await FakeApi.start();
+  try {
+    const jobs = api.client().resource<Record<string, any>>('batch', 'v1', 'jobs').namespace('default');
+    const spec = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
+    await jobs.create({ metadata: { name: 'a' }, spec });
+    await jobs.create({ metadata: { name: 'b' }, spec });
+    await jobs.delete('a');
+    const a = await jobs.get('a');
+    assert.deepEqual([Boolean(a.metadata.deletionTimestamp), a.metadata.finalizers], [true, ['orphan']]);
+    await jobs.delete('b', { propagationPolicy: 'Background' });
+    await assert.rejects(jobs.get('b'), /not found/);
+  } finally {
+    await api.stop();
+  }
 });

@@ -1,6 +1,6 @@
 // The Job strategy, as upstream's pkg/registry/batch/job/strategy.go: on create a selector unique
 // to the Job (its UID) and the matching template labels, status cleared, generation 1; the
-// `status.successful` field selector.
+// `status.successful` field selector; a delete without a propagation policy orphans the pods.
 import { CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL } from '../../../api/batch.js';
 import type { StoredObject } from '../../../api/meta.js';
 import { findResource } from '../../../api/resources.js';
@@ -30,6 +30,8 @@ export function generateJobSelector(job: StoredObject): void {
 export function jobStrategy(): ResourceStrategy {
   return genericStrategy(findResource('batch', 'v1', 'jobs')!, {
     tracksGeneration: true,
+    // batch/v1 keeps the orphaning default of the original Job API, as upstream.
+    defaultGarbageCollectionPolicy: 'Orphan',
     prepareForCreate(obj) {
       const spec = (obj as Obj).spec;
       if (!isObj(spec) || spec.manualSelector !== true) generateJobSelector(obj);
