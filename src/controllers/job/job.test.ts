@@ -350,6 +350,20 @@ describe('Job controller', () => {
     }
   });
 
+  it('a deleted Job: its orphaned pods lose the tracking finalizer', async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.jobs().create(job('gone', { parallelism: 2, completions: 2 }));
+      assert.ok(await c.settle(async () => (await c.activePods()).length === 2));
+      // The garbage collector (not running here) deletes the pods; their tracking finalizers must go, or they would stay.
+      await c.jobs().delete('gone', { propagationPolicy: 'Background' });
+      assert.ok(await c.settle(async () => (await c.listPods()).every((p) => !(p.metadata?.finalizers ?? []).includes(FINALIZER))));
+      assert.equal((await c.listPods()).length, 2);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('adopts an orphan its selector matches, adding the tracking finalizer', async () => {
     const c = await new Cluster().start();
     try {
