@@ -12,12 +12,14 @@ import { DaemonSetController } from './daemonset/daemonset.js';
 import { DeploymentController } from './deployment/deployment.js';
 import { DisruptionController } from './disruption/disruption.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
+import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
 import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
 import { StatefulSetController } from './statefulset/statefulset.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
+import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -91,6 +93,18 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['deployment'],
     identity: 'deployment-controller',
     init: (ctx) => new DeploymentController(ctx),
+  },
+  {
+    name: 'job-controller',
+    aliases: ['job'],
+    identity: 'job-controller',
+    init: (ctx) => new JobController(ctx),
+  },
+  {
+    name: 'ttl-after-finished-controller',
+    aliases: ['ttl-after-finished'],
+    identity: 'ttl-after-finished-controller',
+    init: (ctx) => new TTLAfterFinishedController(ctx),
   },
   {
     name: 'garbage-collector-controller',

@@ -26,6 +26,8 @@ test('every controller names the service account upstream runs it as', () => {
       'daemonset-controller': 'daemon-set-controller',
       'statefulset-controller': 'statefulset-controller',
       'deployment-controller': 'deployment-controller',
+      'job-controller': 'job-controller',
+      'ttl-after-finished-controller': 'ttl-after-finished-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',

@@ -255,6 +255,13 @@ export const builtinFunctions: Readonly<Record<string, SimFunction>> = {
   // The first non-empty argument (Go templates' `or`), e.g. or(.status.startTime, now()).
   or: (_env, ...args) => args.find(truthy) ?? args[args.length - 1],
   duration: (_env, ms) => goDuration(num(ms)),
+  // The status a command that exits at once exits with: `false` 1, `exit N` (sh -c 'exit N') N, else 0.
+  exitCode: (_env, command) => {
+    const line = Array.isArray(command) ? command.join(' ') : String(command ?? '');
+    if (/(^|[\s/])false$/.test(line)) return 1;
+    const m = /(?:^|\s)exit\s+([0-9]{1,3})$/.exec(line);
+    return m ? Number(m[1]) & 255 : 0;
+  },
   // A condition's lastTransitionTime: kept while its status stays the same, now() when it changes.
   transitionTime: (env, type, status) => {
     const conditions = (env.root as { status?: { conditions?: { type?: string; status?: string; lastTransitionTime?: string }[] } }).status?.conditions;

@@ -198,6 +198,36 @@ test('a pod whose commands exit succeeds (completion rule)', async () => {
   await handle.stop();
 });
 
+test('a pod whose command fails fails with its exit code (Never) or restarts (OnFailure)', async () => {
+  const { api, clock, handle } = await run();
+  const containers = [
+    { name: 'main', image: 'busybox', command: ['sh', '-c', 'exit 42'] },
+    { name: 'side', image: 'busybox', command: ['true'] },
+  ];
+  api.addPod(pod('never', { restartPolicy: 'Never', containers }));
+  api.addPod(pod('onfailure', { restartPolicy: 'OnFailure', containers: [{ name: 'main', image: 'busybox', command: ['false'] }] }));
+  await clock.advance(200);
+  await clock.advance(2000);
+  const failed = api.pod('default', 'never')!;
+  assert.equal(failed.status?.phase, 'Failed');
+  assert.equal(status(failed), 'Error');
+  const [main, side] = failed.status!.containerStatuses!;
+  assert.deepEqual([main?.state?.terminated?.exitCode, main?.state?.terminated?.reason], [42, 'Error']);
+  assert.deepEqual([side?.state?.terminated?.exitCode, side?.state?.terminated?.reason], [0, 'Completed']);
+  assert.equal(failed.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'PodFailed');
+  let restarting = api.pod('default', 'onfailure')!;
+  assert.equal(restarting.status?.phase, 'Running');
+  const cs = restarting.status!.containerStatuses![0]!;
+  assert.deepEqual([cs.restartCount, cs.state?.waiting?.reason, cs.lastState?.terminated?.exitCode], [1, 'CrashLoopBackOff', 1]);
+  // Started again after 10 s, it fails again: the next back-off doubles.
+  await clock.advance(11_000);
+  restarting = api.pod('default', 'onfailure')!;
+  const again = restarting.status!.containerStatuses![0]!;
+  assert.deepEqual([again.restartCount, again.state?.waiting?.message?.startsWith('back-off 20s ')], [2, true]);
+  assert.equal(restarting.status?.phase, 'Running');
+  await handle.stop();
+});
+
 test('graceful deletion: containers stop, then the pod is deleted with grace 0 and its IP freed', async () => {
   const { api, clock, handle } = await run();
   api.addPod(pod('web'));

@@ -8,6 +8,7 @@ import { defaultDaemonSet, defaultDeployment, defaultPodTemplateObject, defaultR
 import { child, defaultPod, defaultResourceList, isObj, type Obj } from './podspec.js';
 import { defaultCronJob } from './cronjob.js';
 import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
+import { defaultJob } from './batch.js';
 
 export { imageTag } from './podspec.js';
 
@@ -107,6 +108,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'apps/DaemonSet': defaultDaemonSet,
   'apps/StatefulSet': defaultStatefulSet,
   'batch/CronJob': defaultCronJob,
+  'batch/Job': defaultJob,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,

@@ -23,6 +23,7 @@ import {
 import { certificateSigningRequestStrategy } from './strategies/certificates.js';
 import { daemonSetStrategy, replicatedStrategy, statefulSetStrategy } from './strategies/apps.js';
 import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './strategies/autoscaling.js';
+import { jobStrategy } from './strategies/batch.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
 
@@ -59,7 +60,7 @@ export class Registries {
       daemonSetStrategy(),
       statefulSetStrategy(),
       plainStrategy('apps', 'controllerrevisions'),
-      generationStrategy('batch', 'jobs'),
+      jobStrategy(),
       generationStrategy('batch', 'cronjobs'),
       generationStrategy('policy', 'poddisruptionbudgets'),
       horizontalPodAutoscalerStrategy(),

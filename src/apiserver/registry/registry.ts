@@ -623,7 +623,8 @@ export class Registry {
     // orphanDependents=false is a Background delete, as upstream reads it.
     const explicit = options.propagationPolicy ?? (options.orphanDependents === undefined ? undefined : options.orphanDependents ? 'Orphan' : 'Background');
     // With no policy named, a GC finalizer already set decides, else the kind's default.
-    const policy = explicit ?? (this.strategy.orphansByDefault && !finalizers.has('foregroundDeletion') ? 'Orphan' : undefined);
+    const gcFinalizer = finalizers.has('orphan') || finalizers.has('foregroundDeletion');
+    const policy = explicit ?? (gcFinalizer ? undefined : this.strategy.defaultGarbageCollectionPolicy);
     // Orphan and Foreground hand the object to the garbage collector through its finalizers.
     if (policy === 'Orphan') finalizers.add('orphan');
     if (policy === 'Foreground') finalizers.add('foregroundDeletion');

@@ -28,8 +28,6 @@ export interface ResourceStrategy {
   readonly allowUnconditionalUpdate: boolean;
   /** Whether DELETE answers with the deleted object rather than a Status. */
   readonly returnDeletedObject: boolean;
-  /** Upstream's DefaultGarbageCollectionPolicy OrphanDependents: a delete naming no policy orphans the dependents (core/v1 ReplicationControllers). */
-  readonly orphansByDefault?: boolean;
 
   /** Server-set fields on create (status reset, derived fields). */
   prepareForCreate(obj: StoredObject, ctx: StrategyContext): void;
@@ -45,6 +43,9 @@ export interface ResourceStrategy {
 
   /** Grace period for a delete request; undefined means not graceful (immediate unless finalized). */
   gracefulDelete?(obj: StoredObject, requested: number | undefined): DeleteDecision | undefined;
+
+  /** Upstream's DefaultGarbageCollectionPolicy when it orphans: a delete that names no policy orphans the dependents (core/v1 ReplicationControllers, batch/v1 Jobs). */
+  readonly defaultGarbageCollectionPolicy?: 'Orphan';
 
   /** Whether something besides metadata.finalizers keeps a deleted object (a namespace's spec.finalizers). */
   holdsDeletion?(obj: StoredObject): boolean;

@@ -69,7 +69,7 @@ export function statefulSetStrategy(): ResourceStrategy {
 export function replicatedStrategy(group: string, resource: string): ResourceStrategy {
   return genericStrategy(r(group, resource), {
     tracksGeneration: true,
-    orphansByDefault: group === '',
+    ...(group === '' ? { defaultGarbageCollectionPolicy: 'Orphan' as const } : {}),
     selectableFields: (obj) => ({
       ...metadataFields(obj),
       'status.replicas': String((obj.status as { replicas?: number } | undefined)?.replicas ?? 0),
