@@ -2,11 +2,9 @@
 // server serves the API (one CA, shared with --pki-dir); the controller manager and the scheduler
 // run in leader-elected threads, one of each active. kill -9 of the process holding the
 // kube-controller-manager Lease in the middle of a scale-up: another server's thread takes the
-// Lease within its duration and the ReplicaSet ends with exactly the desired pods, none made twice
+// Lease within its duration and the Deployment ends with exactly the desired pods, none made twice
 // (every pod ever seen, through a list and watch that survive the failures, is counted). Then one
 // etcd member is killed and the API and the controllers keep working on the other two.
-// The workload is a ReplicaSet; for a Deployment, change `workload` below to
-// { kind: 'Deployment', apiVersion: 'apps/v1', resource: 'deployment' } (one line).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -19,7 +17,7 @@ import { eventually, kubectl, kubectlOk, removeDir, spawnKite, startSim, tempDir
 // The leader-election log lines name each thread's identity; this process's servers log at info.
 process.env.KITE_LOG_LEVEL = 'info';
 
-const workload = { kind: 'ReplicaSet', apiVersion: 'apps/v1', resource: 'rs' };
+const workload = { kind: 'Deployment', apiVersion: 'apps/v1', resource: 'deployment' };
 const manifest = (replicas: number) => `apiVersion: ${workload.apiVersion}
 kind: ${workload.kind}
 metadata:

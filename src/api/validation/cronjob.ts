@@ -2,11 +2,11 @@
 // ValidateCronJobUpdate): the schedule as robfig/cron's standard parser reads it, TZ in the
 // schedule refused (kept only when the stored schedule had it), timeZone an IANA name, the job
 // template as a Job's spec with a generated selector, names short enough for the Job names.
+import { validateJobSpecFields } from './batch.js';
 import { invalid, notSupported, Path, required, type FieldError } from '../field.js';
 import { loadLocation, parseStandard } from '../cron.js';
 import { isObj, str, validateNonnegative, validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
 import { nameIsDNSSubdomain } from './names.js';
-import { validatePodTemplateSpec } from './podspec.js';
 
 const specPath = Path.root('spec');
 /** DNS1035LabelMaxLength − 11: the controller appends "-<minutes since the epoch>" for its Jobs. */
@@ -53,17 +53,7 @@ export function validateJobTemplateSpec(template: unknown, p: Path): FieldError[
   const t = isObj(template) ? template : {};
   const s: Obj = isObj(t.spec) ? t.spec : {};
   const sp = p.child('spec');
-  const errs: FieldError[] = [];
-  for (const k of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished']) errs.push(...validateNonnegative(s[k], sp.child(k)));
-  if (s.completionMode != null && s.completionMode !== 'NonIndexed' && s.completionMode !== 'Indexed') {
-    errs.push(notSupported(sp.child('completionMode'), s.completionMode, ['NonIndexed', 'Indexed']));
-  }
-  errs.push(...validatePodTemplateSpec(s.template, sp.child('template')));
-  // Defaulting makes an unset restartPolicy Always: both read as missing.
-  const restartPolicy = str(s.template?.spec?.restartPolicy);
-  const rp = sp.child('template', 'spec', 'restartPolicy');
-  if (restartPolicy === 'Always' || restartPolicy === '') errs.push(required(rp, 'valid values: "OnFailure", "Never"'));
-  else if (restartPolicy !== 'OnFailure' && restartPolicy !== 'Never') errs.push(notSupported(rp, restartPolicy, ['OnFailure', 'Never']));
+  const errs = validateJobSpecFields(s, sp);
   if (s.selector != null) errs.push(invalid(sp.child('selector'), s.selector, '`selector` will be auto-generated'));
   if (s.manualSelector === true) errs.push(notSupported(sp.child('manualSelector'), true, ['nil', 'false']));
   return errs;

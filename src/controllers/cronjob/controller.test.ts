@@ -88,7 +88,8 @@ class Cluster {
     job.status = {
       startTime: at,
       ...(type === 'Complete' ? { completionTime: at, succeeded: 1 } : { failed: 1 }),
-      conditions: [{ type, status: 'True', lastProbeTime: at, lastTransitionTime: at }],
+      // 1.31+: Complete and Failed follow SuccessCriteriaMet and FailureTarget.
+      conditions: [type === 'Complete' ? 'SuccessCriteriaMet' : 'FailureTarget', type].map((t) => ({ type: t, status: 'True', lastProbeTime: at, lastTransitionTime: at })),
     };
     await this.jobs().updateStatus(job);
   }
@@ -176,7 +177,8 @@ describe('CronJob controller', () => {
     withCluster(async (c) => {
       await c.cronJobs().create(cronJob('gone', { schedule: '1 10 * * *' }));
       await c.until(1);
-      await c.jobs().delete(`gone-${minutes(1)}`);
+      // As kubectl deletes (a Job deleted naming no policy would orphan its pods and wait for the GC).
+      await c.jobs().delete(`gone-${minutes(1)}`, { propagationPolicy: 'Background' });
       await c.settle();
       const cj = await c.cronJobs().get('gone');
       assert.equal(cj.status?.active, undefined);

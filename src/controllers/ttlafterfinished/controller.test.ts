@@ -47,7 +47,12 @@ describe('TTL after finished', () => {
       const spec = { ttlSecondsAfterFinished: 5, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
       const j = await jobs.create({ metadata: { name: 'j' }, spec } as Job);
       await jobs.create({ metadata: { name: 'keep' }, spec } as Job);
-      await jobs.updateStatus({ ...j, status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: t(NOW) }], completionTime: t(NOW) } });
+      await jobs.updateStatus({ ...j, status: {
+          conditions: ['SuccessCriteriaMet', 'Complete'].map((type) => ({ type, status: 'True', lastTransitionTime: t(NOW) })),
+          startTime: t(NOW),
+          completionTime: t(NOW),
+          succeeded: 1,
+        } });
       for (let i = 0; i < 16; i++) await clock.advance(250);
       assert.ok(await jobs.get('j'), 'kept before the TTL');
       for (let i = 0; i < 8; i++) await clock.advance(250);
