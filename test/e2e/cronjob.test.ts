@@ -2,8 +2,7 @@
 // kubectl: a CronJob every minute creates its Jobs (named by the scheduled minute, annotated with
 // the scheduled time, listed in status.active), `kubectl create job --from=cronjob/x` works, and
 // `kubectl get cj` prints upstream's columns. It waits for two minute boundaries (about 2.5 minutes
-// at most). Until the Job controller runs beside it, the Jobs never finish, so the history limit
-// is checked only on Jobs that did finish.
+// at most); the Job controller finishes each Job, and the history limit (1) deletes the older one.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
@@ -79,11 +78,13 @@ describe('CronJob controller (kite server + kite sim)', () => {
     assert.equal(job?.metadata.ownerReferences?.[0]?.name, 'every-minute');
   });
 
-  it('creates a Job at each minute, named by it, and lists it in status.active', async () => {
+  it('creates a Job at each minute, named by it, lists it in status.active, and keeps one finished Job', async () => {
+    // Every scheduled Job seen, by name: the history limit may delete the first before the second finishes.
+    const seen = new Map<string, JobList['items'][number]>();
     const scheduled = await eventually(
       () => {
-        const list = jobs().filter((j) => j.metadata.name !== 'manual');
-        return list.length >= 2 ? list : undefined;
+        for (const j of jobs()) if (j.metadata.name !== 'manual') seen.set(j.metadata.name, j);
+        return seen.size >= 2 ? [...seen.values()] : undefined;
       },
       'two scheduled Jobs',
       150_000,
@@ -96,16 +97,16 @@ describe('CronJob controller (kite server + kite sim)', () => {
     }
     const cj = JSON.parse(k(['get', 'cj', 'every-minute', '-o', 'json'])) as { status?: { active?: { name: string }[]; lastScheduleTime?: string } };
     assert.ok(cj.status?.lastScheduleTime, 'lastScheduleTime set');
-    const unfinished = scheduled.filter((j) => !j.status?.conditions?.some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True'));
-    const active = new Set(cj.status?.active?.map((r) => r.name));
-    // The status write follows the create: the newest Job may not be listed yet.
-    assert.ok(unfinished.filter((j) => !active.has(j.metadata.name)).length <= 1, `active ${[...active].join(',')}`);
-    const events = k(['get', 'events', '--field-selector', 'involvedObject.name=every-minute', '-o', 'jsonpath={.items[*].reason}']);
-    assert.match(events, /SuccessfulCreate/);
-    // With the Job controller present the finished ones beyond the limit go.
+    const older = [...seen.keys()].sort()[0]!;
+    // The Job controller finishes them; once a later one is complete the older goes (successfulJobsHistoryLimit 1).
     await eventually(() => {
-      const done = jobs().filter((j) => j.metadata.name !== 'manual' && j.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'));
-      return done.length <= 1 ? true : undefined;
-    }, 'at most successfulJobsHistoryLimit finished Jobs', 30_000);
+      const now = jobs().filter((j) => j.metadata.name !== 'manual');
+      const laterDone = now.some((j) => j.metadata.name > older && j.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'));
+      return laterDone && !now.some((j) => j.metadata.name === older) ? true : undefined;
+    }, `a later Job complete and ${older} deleted`, 60_000);
+    const reasons = k(['get', 'events', '--field-selector', 'involvedObject.name=every-minute', '-o', 'jsonpath={.items[*].reason}']);
+    for (const reason of ['SuccessfulCreate', 'SawCompletedJob', 'SuccessfulDelete']) assert.match(reasons, new RegExp(reason));
+    const status = JSON.parse(k(['get', 'cj', 'every-minute', '-o', 'json'])) as { status?: { lastSuccessfulTime?: string } };
+    assert.ok(status.status?.lastSuccessfulTime, 'lastSuccessfulTime set');
   });
 });
