@@ -1,9 +1,9 @@
 // The ReplicaSet controller inside `kite server`, with pods run by `kite sim`, checked with the real
 // kubectl: it creates the pods, reports them in `kubectl get rs`, scales down, records upstream's
 // events, and the garbage collector removes its pods with it.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectl, kubectlOk, simCluster } from './harness.js';
 
 const manifest = `apiVersion: apps/v1
 kind: ReplicaSet
@@ -32,21 +32,9 @@ interface PodList {
 }
 
 describe('ReplicaSet controller (kite server + kite sim)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
+  const cluster = simCluster(3);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const pods = () => (JSON.parse(k(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as PodList).items;
-
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 3);
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
-  });
 
   it('runs 3 replicas, scales to 1, records its events, and its pods go with it', async () => {
     k(['apply', '-f', '-'], manifest);
@@ -77,7 +65,7 @@ describe('ReplicaSet controller (kite server + kite sim)', () => {
     assert.equal(deleted.length, 2, events);
 
     k(['delete', 'rs', 'web', '--timeout=60s']);
-    const gone = kubectl(server, ['get', 'rs', 'web']);
+    const gone = kubectl(cluster.server, ['get', 'rs', 'web']);
     assert.match(gone.stderr, /replicasets.apps "web" not found/);
     await eventually(() => (pods().length === 0 ? true : undefined), 'the GC to delete the pods', 60_000);
   });
