@@ -4,29 +4,7 @@
 // within the budget.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, simCluster } from './harness.js';
-
-const manifest = `apiVersion: apps/v1
-kind: ReplicaSet
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox:1.35
-        command: ['sleep', '3600']
-`;
+import { eventually, kubectl, kubectlOk, simCluster, webReplicaSet } from './harness.js';
 
 interface PodList {
   items: { metadata: { name: string; deletionTimestamp?: string }; spec: { nodeName?: string }; status: { conditions?: { type: string; status: string }[] } }[];
@@ -43,7 +21,7 @@ describe('PodDisruptionBudget (kite server + kite sim)', () => {
   const allowed = (n: number) => eventually(() => (new RegExp(`^web\\s+1\\s+N/A\\s+${n}\\s+`).test(pdbRow()) ? pdbRow() : undefined), `ALLOWED DISRUPTIONS ${n}`, 60_000);
 
   it('blocks draining the last healthy pod with upstream message, and lets a drain within budget through', async () => {
-    k(['apply', '-f', '-'], manifest);
+    k(['apply', '-f', '-'], webReplicaSet(1));
     assert.equal(k(['create', 'pdb', 'web', '--selector=app=web', '--min-available=1']).trim(), 'poddisruptionbudget.policy/web created');
     const [only] = await eventually(() => (readyPods().length === 1 ? readyPods() : undefined), 'one Ready web pod', 60_000);
     assert.deepEqual(k(['get', 'pdb', 'web']).split('\n')[0]!.trim().split(/\s{2,}/), ['NAME', 'MIN AVAILABLE', 'MAX UNAVAILABLE', 'ALLOWED DISRUPTIONS', 'AGE']);

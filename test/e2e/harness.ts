@@ -170,6 +170,29 @@ export async function startSim(server: { kubeconfig: string }, nodes: number, op
   return { proc: kite.proc, registeredMs: kite.ready, stop: () => kite.signal('SIGTERM') };
 }
 
+/** A ReplicaSet "web" in default: `replicas` busybox pods (app=web) that sleep for an hour and stop within a second. */
+export const webReplicaSet = (replicas: number) => `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: busybox:1.35
+        command: ['sleep', '3600']
+`;
+
 export interface SimCluster {
   readonly server: KiteServer;
   readonly sim: KiteSim;

@@ -3,29 +3,7 @@
 // events, and the garbage collector removes its pods with it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, simCluster } from './harness.js';
-
-const manifest = `apiVersion: apps/v1
-kind: ReplicaSet
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox:1.35
-        command: ['sleep', '3600']
-`;
+import { eventually, kubectl, kubectlOk, simCluster, webReplicaSet } from './harness.js';
 
 interface PodList {
   items: { metadata: { name: string; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[] } }[];
@@ -37,7 +15,7 @@ describe('ReplicaSet controller (kite server + kite sim)', () => {
   const pods = () => (JSON.parse(k(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as PodList).items;
 
   it('runs 3 replicas, scales to 1, records its events, and its pods go with it', async () => {
-    k(['apply', '-f', '-'], manifest);
+    k(['apply', '-f', '-'], webReplicaSet(3));
     const row = await eventually(() => {
       const line = k(['get', 'rs', 'web', '--no-headers']).trim();
       return /^web\s+3\s+3\s+3\s+/.test(line) ? line : undefined;
