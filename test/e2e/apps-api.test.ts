@@ -1,9 +1,9 @@
 // DaemonSet, StatefulSet, ControllerRevision, ReplicationController and PodTemplate served as
 // upstream 1.33 to the real kubectl (create/apply, `get` tables, `explain`, refusals with upstream's
 // messages, scale), and the ReplicationController controller running pods on `kite sim`.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectl, kubectlOk, simCluster } from './harness.js';
 
 const podSpec = `      terminationGracePeriodSeconds: 1
       containers:
@@ -79,25 +79,13 @@ const header = (out: string) => out.split('\n')[0]!.trim().split(/\s{2,}/);
 const cells = (out: string) => out.trim().split(/\s{2,}/);
 
 describe('apps workloads API and the ReplicationController controller (kite server + kite sim)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
+  const cluster = simCluster(2);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const fails = (args: string[], input?: string) => {
-    const r = kubectl(server, args, input);
+    const r = kubectl(cluster.server, args, input);
     assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail`);
     return r.stderr.trim();
   };
-
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 2);
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
-  });
 
   it('creates each kind and prints it as upstream does', () => {
     assert.equal(k(['apply', '-f', '-'], daemonSet).trim(), 'daemonset.apps/agent created');

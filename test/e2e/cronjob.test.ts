@@ -3,9 +3,9 @@
 // the scheduled time, listed in status.active), `kubectl create job --from=cronjob/x` works, and
 // `kubectl get cj` prints upstream's columns. It waits for two minute boundaries (about 2.5 minutes
 // at most); the Job controller finishes each Job, and the history limit (1) deletes the older one.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectlOk, simCluster } from './harness.js';
 
 const manifest = `apiVersion: batch/v1
 kind: CronJob
@@ -39,21 +39,9 @@ interface JobList {
 }
 
 describe('CronJob controller (kite server + kite sim)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
+  const cluster = simCluster(1);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const jobs = () => (JSON.parse(k(['get', 'jobs', '-o', 'json'])) as JobList).items;
-
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 1);
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
-  });
 
   it('kubectl get cj prints upstream columns', () => {
     assert.equal(k(['apply', '-f', '-'], manifest).trim(), 'cronjob.batch/every-minute created');
@@ -67,7 +55,7 @@ describe('CronJob controller (kite server + kite sim)', () => {
 
   it('refuses a schedule robfig/cron cannot parse, with its message', () => {
     const bad = manifest.replace('name: every-minute', 'name: bad').replace("'*/1 * * * *'", "'61 * * * *'");
-    const r = kubectlOk.bind(null, server);
+    const r = kubectlOk.bind(null, cluster.server);
     assert.throws(() => r(['apply', '-f', '-'], bad), /spec\.schedule: Invalid value: "61 \* \* \* \*": end of range \(61\) above maximum \(59\): 61/);
   });
 

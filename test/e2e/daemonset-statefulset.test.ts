@@ -3,10 +3,10 @@
 // (a second `kite sim --first-node 5` registering one more node while the first runs), `rollout status` for both
 // kinds, a StatefulSet's pods created in ordinal order, scaled down in reverse, and rolled highest
 // ordinal first; `rollout history` and `rollout undo` on their ControllerRevisions.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectl, kubectlOk, startSim, type KiteServer, type KiteSim, simCluster } from './harness.js';
 
 const daemonSet = (image: string) => `apiVersion: apps/v1
 kind: DaemonSet
@@ -98,36 +98,27 @@ function orders(lines: readonly string[]): { created: string[]; deleted: string[
 }
 
 describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  let joined: KiteSim | undefined;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
-  const pods = (selector: string) => (JSON.parse(k(['get', 'pods', '-l', selector, '-o', 'json'])) as PodList).items.filter((p) => !p.metadata.deletionTimestamp);
-
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 5);
-  });
-
+  // Registered first, so it runs before the cluster's: the joined sim stops while its server still runs.
   after(async () => {
     await joined?.stop();
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
   });
+  let joined: KiteSim | undefined;
+  const cluster = simCluster(5);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
+  const pods = (selector: string) => (JSON.parse(k(['get', 'pods', '-l', selector, '-o', 'json'])) as PodList).items.filter((p) => !p.metadata.deletionTimestamp);
 
   it('a DaemonSet runs one pod on each of 5 nodes, then on a sixth that joins; rollout status exits 0', async () => {
     k(['apply', '-f', '-'], daemonSet('busybox:1.35'));
-    const rollout = kubectl(server, ['rollout', 'status', 'ds/agent', '--timeout=90s']);
+    const rollout = kubectl(cluster.server, ['rollout', 'status', 'ds/agent', '--timeout=90s']);
     assert.equal(rollout.code, 0, rollout.stderr);
     assert.match(rollout.stdout, /daemon set "agent" successfully rolled out/);
     const five = pods('app=agent');
     assert.deepEqual(five.map((p) => p.spec.nodeName).sort(), ['sim-0', 'sim-1', 'sim-2', 'sim-3', 'sim-4']);
 
     // A sixth node joins: a second simulator registering sim-5 beside the running one.
-    joined = await startSim(server, 1, { extraArgs: ['--first-node', '5'] });
+    joined = await startSim(cluster.server, 1, { extraArgs: ['--first-node', '5'] });
     await eventually(() => (pods('app=agent').some((p) => p.spec.nodeName === 'sim-5') ? true : undefined), 'a pod on the joined node', 60_000);
-    const again = kubectl(server, ['rollout', 'status', 'ds/agent', '--timeout=90s']);
+    const again = kubectl(cluster.server, ['rollout', 'status', 'ds/agent', '--timeout=90s']);
     assert.equal(again.code, 0, again.stderr);
     const six = pods('app=agent');
     assert.equal(six.length, 6);
@@ -137,7 +128,7 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
 
     // A template change rolls every node to the new pod.
     k(['apply', '-f', '-'], daemonSet('busybox:1.36'));
-    const rolled = kubectl(server, ['rollout', 'status', 'ds/agent', '--timeout=120s']);
+    const rolled = kubectl(cluster.server, ['rollout', 'status', 'ds/agent', '--timeout=120s']);
     assert.equal(rolled.code, 0, rolled.stderr);
     await eventually(() => {
       const now = pods('app=agent');
@@ -151,12 +142,12 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
   });
 
   it('a StatefulSet creates web-0, web-1, web-2 in order, scales down in reverse, and rolls highest ordinal first', async () => {
-    const watch = watchPods(server, 'app=web');
+    const watch = watchPods(cluster.server, 'app=web');
     try {
       // The watch must be open before the first pod exists.
       await drain();
       k(['apply', '-f', '-'], statefulSet(3, 'nginx:1.22'));
-      const rollout = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=90s']);
+      const rollout = kubectl(cluster.server, ['rollout', 'status', 'sts/web', '--timeout=90s']);
       assert.equal(rollout.code, 0, rollout.stderr);
       // With rollingUpdate.partition set, kubectl reports the partitioned form.
       assert.match(rollout.stdout, /partitioned roll out complete: 3 new pods have been updated\.\.\./);
@@ -174,7 +165,7 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
       await drain();
       const before = watch.lines.length;
       k(['apply', '-f', '-'], statefulSet(3, 'nginx:1.23'));
-      const rolled = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
+      const rolled = kubectl(cluster.server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
       assert.equal(rolled.code, 0, rolled.stderr);
       await eventually(() => (orders(watch.lines.slice(before)).deleted.length >= 3 ? true : undefined), 'the watch to see three pods terminating', 10_000);
       assert.deepEqual(orders(watch.lines.slice(before)).deleted, ['web-2', 'web-1', 'web-0']);
@@ -182,7 +173,7 @@ describe('DaemonSet and StatefulSet controllers (kite server + kite sim)', () =>
 
       // Undo applies the previous revision's template; that revision becomes the newest.
       k(['rollout', 'undo', 'sts/web']);
-      const undone = kubectl(server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
+      const undone = kubectl(cluster.server, ['rollout', 'status', 'sts/web', '--timeout=120s']);
       assert.equal(undone.code, 0, undone.stderr);
       await eventually(() => (pods('app=web').every((p) => p.spec.containers[0]!.image === 'nginx:1.22') ? true : undefined), 'the pods back at nginx:1.22', 30_000);
       assert.match(k(['rollout', 'history', 'sts/web']), /REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>/);

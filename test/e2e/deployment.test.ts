@@ -2,11 +2,11 @@
 // kubectl as against a cluster: create, rollout status (its progress lines, its exit codes and the
 // progress deadline), set image under a pod watch that checks maxSurge / maxUnavailable at every
 // event, rollout history / undo / pause / resume / restart, scale, and the three kinds of delete.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectl, kubectlOk, type KiteServer, simCluster } from './harness.js';
 
 interface Meta {
   name: string;
@@ -83,26 +83,14 @@ class PodWatch {
 }
 
 describe('Deployment controller (kite server + kite sim, kubectl)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
+  const cluster = simCluster(3);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const replicaSets = (app: string) => (JSON.parse(k(['get', 'rs', '-l', `app=${app}`, '-o', 'json'])) as { items: RS[] }).items;
   const podNames = (app: string) =>
     k(['get', 'pods', '-l', `app=${app}`, '-o', 'jsonpath={range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\\n"}{end}'])
       .split('\n')
       .filter((l) => l.trim() && l.trim().split(' ').length === 1);
-  const rolloutStatus = (name: string) => kubectl(server, ['rollout', 'status', `deployment/${name}`, '--timeout=120s']);
-
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 3);
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
-  });
+  const rolloutStatus = (name: string) => kubectl(cluster.server, ['rollout', 'status', `deployment/${name}`, '--timeout=120s']);
 
   it('create deployment: rollout status prints the progress lines and exits 0', () => {
     assert.equal(k(['create', 'deployment', 'web', '--image=nginx:1.22', '--replicas=3']).trim(), 'deployment.apps/web created');
@@ -123,7 +111,7 @@ describe('Deployment controller (kite server + kite sim, kubectl)', () => {
     k(['scale', 'deployment', 'web', '--replicas=4']);
     assert.equal(rolloutStatus('web').code, 0);
     // 4 replicas at 25 %: maxSurge 1, maxUnavailable 1.
-    const watch = new PodWatch(server, 'app=web', 5, 3);
+    const watch = new PodWatch(cluster.server, 'app=web', 5, 3);
     try {
       await eventually(() => (watch.events >= 4 ? true : undefined), 'the watch to list the pods');
       assert.equal(k(['set', 'image', 'deployment/web', 'nginx=nginx:1.23']).trim(), 'deployment.apps/web image updated');
@@ -158,7 +146,7 @@ describe('Deployment controller (kite server + kite sim, kubectl)', () => {
     k(['set', 'image', 'deployment/web', 'nginx=nginx:1.24']);
     await eventually(() => (k(['get', 'deployment', 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Progressing")].reason}']) === 'DeploymentPaused' ? true : undefined), 'the paused condition');
     assert.equal(replicaSets('web').length, 2, 'no rollout while paused');
-    const undoPaused = kubectl(server, ['rollout', 'undo', 'deployment/web']);
+    const undoPaused = kubectl(cluster.server, ['rollout', 'undo', 'deployment/web']);
     assert.equal(undoPaused.code, 1);
     assert.match(undoPaused.stderr, /you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again/);
     assert.equal(k(['rollout', 'resume', 'deployment/web']).trim(), 'deployment.apps/web resumed');

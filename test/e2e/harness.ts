@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -167,6 +168,60 @@ export async function startSim(server: { kubeconfig: string }, nodes: number, op
   const started = Date.now();
   const kite = await spawnKite(args, { what: `kite sim (${nodes} nodes)`, ready: (out) => (/nodes registered in/.test(out) ? Date.now() - started : undefined), timeoutMs: opts.timeoutMs ?? 120_000 });
   return { proc: kite.proc, registeredMs: kite.ready, stop: () => kite.signal('SIGTERM') };
+}
+
+/** A ReplicaSet "web" in default: `replicas` busybox pods (app=web) that sleep for an hour and stop within a second. */
+export const webReplicaSet = (replicas: number) => `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: busybox:1.35
+        command: ['sleep', '3600']
+`;
+
+export interface SimCluster {
+  readonly server: KiteServer;
+  readonly sim: KiteSim;
+}
+
+/**
+ * A kite server with a kite sim of `nodes` nodes for the tests of the enclosing describe: started
+ * before them; stopped, and its data directory removed, after them.
+ */
+export function simCluster(nodes: number, opts: ServerOptions = {}): SimCluster {
+  let server: KiteServer | undefined;
+  let sim: KiteSim | undefined;
+  before(async () => {
+    server = await startServer(opts);
+    sim = await startSim(server, nodes);
+  });
+  after(async () => {
+    await sim?.stop();
+    await server?.stop();
+    if (server) removeDir(server.dataDir);
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get sim() {
+      return sim!;
+    },
+  };
 }
 
 /** A plain HTTP GET (to a pod IP, or a port-forward): the status and the body. */

@@ -2,9 +2,9 @@
 // checked with the real kubectl: completions and parallelism, `kubectl wait --for=condition=complete`,
 // a Job whose pods fail exhausting its backoffLimit, an Indexed Job's indexes, and a finished Job
 // deleted after its ttlSecondsAfterFinished.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
+import { eventually, kubectl, kubectlOk, simCluster } from './harness.js';
 
 const job = (name: string, spec: string, command: string) => `apiVersion: batch/v1
 kind: Job
@@ -44,26 +44,14 @@ interface PodList {
 }
 
 describe('Job controller (kite server + kite sim)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
+  const cluster = simCluster(3);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const getJob = (name: string) => JSON.parse(k(['get', 'job', name, '-o', 'json'])) as JobObject;
   const jobPods = (name: string) => (JSON.parse(k(['get', 'pods', '-l', `batch.kubernetes.io/job-name=${name}`, '-o', 'json'])) as PodList).items;
 
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 3);
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
-  });
-
   it('completions 5, parallelism 2: completes, and kubectl wait --for=condition=complete exits 0', () => {
     k(['apply', '-f', '-'], job('pi', '  completions: 5\n  parallelism: 2', 'exit 0'));
-    const waited = kubectl(server, ['wait', '--for=condition=complete', 'job/pi', '--timeout=55s']);
+    const waited = kubectl(cluster.server, ['wait', '--for=condition=complete', 'job/pi', '--timeout=55s']);
     assert.equal(waited.code, 0, waited.stderr);
     assert.equal(waited.stdout.trim(), 'job.batch/pi condition met');
     const done = getJob('pi');
@@ -94,7 +82,7 @@ describe('Job controller (kite server + kite sim)', () => {
   it('a Job whose pods fail exhausts backoffLimit and fails with BackoffLimitExceeded', () => {
     // backoffLimit 1: one replacement, 10 s after the first failure.
     k(['apply', '-f', '-'], job('bad', '  backoffLimit: 1', 'exit 1'));
-    const waited = kubectl(server, ['wait', '--for=condition=failed', 'job/bad', '--timeout=55s']);
+    const waited = kubectl(cluster.server, ['wait', '--for=condition=failed', 'job/bad', '--timeout=55s']);
     assert.equal(waited.code, 0, waited.stderr);
     const failed = getJob('bad');
     assert.equal(failed.status.failed, 2);
@@ -111,7 +99,7 @@ describe('Job controller (kite server + kite sim)', () => {
 
   it('an Indexed Job gives each pod its index', () => {
     k(['apply', '-f', '-'], job('idx', '  completions: 3\n  parallelism: 3\n  completionMode: Indexed', 'exit 0'));
-    const waited = kubectl(server, ['wait', '--for=condition=complete', 'job/idx', '--timeout=55s']);
+    const waited = kubectl(cluster.server, ['wait', '--for=condition=complete', 'job/idx', '--timeout=55s']);
     assert.equal(waited.code, 0, waited.stderr);
     assert.equal(getJob('idx').status.completedIndexes, '0-2');
     const pods = jobPods('idx');
@@ -132,7 +120,7 @@ describe('Job controller (kite server + kite sim)', () => {
     k(['apply', '-f', '-'], job('short', '  ttlSecondsAfterFinished: 2', 'exit 0'));
     await eventually(
       () => {
-        const r = kubectl(server, ['get', 'job', 'short']);
+        const r = kubectl(cluster.server, ['get', 'job', 'short']);
         return r.code !== 0 && /jobs.batch "short" not found/.test(r.stderr) ? true : undefined;
       },
       'the TTL controller to delete job/short',

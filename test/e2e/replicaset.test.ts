@@ -1,55 +1,21 @@
 // The ReplicaSet controller inside `kite server`, with pods run by `kite sim`, checked with the real
 // kubectl: it creates the pods, reports them in `kubectl get rs`, scales down, records upstream's
 // events, and the garbage collector removes its pods with it.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir, startServer, startSim, type KiteServer, type KiteSim } from './harness.js';
-
-const manifest = `apiVersion: apps/v1
-kind: ReplicaSet
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: busybox:1.35
-        command: ['sleep', '3600']
-`;
+import { eventually, kubectl, kubectlOk, simCluster, webReplicaSet } from './harness.js';
 
 interface PodList {
   items: { metadata: { name: string; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[] } }[];
 }
 
 describe('ReplicaSet controller (kite server + kite sim)', () => {
-  let server: KiteServer;
-  let sim: KiteSim;
-  const k = (args: string[], input?: string) => kubectlOk(server, args, input);
+  const cluster = simCluster(3);
+  const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const pods = () => (JSON.parse(k(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as PodList).items;
 
-  before(async () => {
-    server = await startServer();
-    sim = await startSim(server, 3);
-  });
-
-  after(async () => {
-    await sim?.stop();
-    await server?.stop();
-    if (server) removeDir(server.dataDir);
-  });
-
   it('runs 3 replicas, scales to 1, records its events, and its pods go with it', async () => {
-    k(['apply', '-f', '-'], manifest);
+    k(['apply', '-f', '-'], webReplicaSet(3));
     const row = await eventually(() => {
       const line = k(['get', 'rs', 'web', '--no-headers']).trim();
       return /^web\s+3\s+3\s+3\s+/.test(line) ? line : undefined;
@@ -77,7 +43,7 @@ describe('ReplicaSet controller (kite server + kite sim)', () => {
     assert.equal(deleted.length, 2, events);
 
     k(['delete', 'rs', 'web', '--timeout=60s']);
-    const gone = kubectl(server, ['get', 'rs', 'web']);
+    const gone = kubectl(cluster.server, ['get', 'rs', 'web']);
     assert.match(gone.stderr, /replicasets.apps "web" not found/);
     await eventually(() => (pods().length === 0 ? true : undefined), 'the GC to delete the pods', 60_000);
   });

@@ -1,7 +1,7 @@
 // batch/v1 Job: upstream's printJob columns and cells.
 import type { Job } from '../../api/types.js';
 import { humanDuration } from '../../api/duration.js';
-import { age, ageColumn, column, containerCells, containersColumn, formatLabelSelector, imagesColumn, nameColumn, printer, wide } from './printer.js';
+import { column, formatLabelSelector, nameColumn, printer, templateCells, templateColumns } from './printer.js';
 
 type JobCondition = NonNullable<NonNullable<Job['status']>['conditions']>[number];
 const has = (conditions: JobCondition[] | undefined, type: string) => (conditions ?? []).some((c) => c.type === type && c.status === 'True');
@@ -43,12 +43,7 @@ export const jobPrinter = printer<Job>(
       'The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.',
     ),
     column('Duration', 'string', 'Time required to complete the job.'),
-    ageColumn,
-    containersColumn,
-    imagesColumn,
-    wide(
-      'Selector',
-      'string',
+    ...templateColumns(
       'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
     ),
   ],
@@ -58,9 +53,7 @@ export const jobPrinter = printer<Job>(
       jobStatus(job),
       completions(job),
       duration(job, now),
-      age(job, now),
-      ...containerCells(job.spec?.template?.spec?.containers),
-      formatLabelSelector(job.spec?.selector),
+      ...templateCells(job, now, job.spec?.template?.spec?.containers, formatLabelSelector(job.spec?.selector)),
     ],
   }),
 );

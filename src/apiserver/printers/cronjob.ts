@@ -1,7 +1,7 @@
 // batch/v1 CronJob: upstream's printCronJob columns.
 import type { CronJob } from 'kubernetes-types/batch/v1.js';
 import { humanDurationSince } from '../../api/duration.js';
-import { age, ageColumn, column, containerCells, containersColumn, formatLabelSelector, imagesColumn, nameColumn, printer, wide } from './printer.js';
+import { column, formatLabelSelector, nameColumn, printer, templateCells, templateColumns } from './printer.js';
 
 /** printBoolPtr: "<unset>" for a nil pointer. */
 const boolPtr = (v: boolean | undefined): string => (v === undefined ? '<unset>' : v ? 'True' : 'False');
@@ -18,12 +18,7 @@ export const cronJobPrinter = printer<CronJob>(
     column('Suspend', 'boolean', 'This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.'),
     column('Active', 'integer', 'A list of pointers to currently running jobs.'),
     column('Last Schedule', 'string', 'Information when was the last time the job was successfully scheduled.'),
-    ageColumn,
-    containersColumn,
-    imagesColumn,
-    wide(
-      'Selector',
-      'string',
+    ...templateColumns(
       'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
     ),
   ],
@@ -37,9 +32,7 @@ export const cronJobPrinter = printer<CronJob>(
         boolPtr(cj.spec?.suspend),
         cj.status?.active?.length ?? 0,
         last ? humanDurationSince(last, now) : '<none>',
-        age(cj, now),
-        ...containerCells(cj.spec?.jobTemplate?.spec?.template?.spec?.containers),
-        formatLabelSelector(cj.spec?.jobTemplate?.spec?.selector),
+        ...templateCells(cj, now, cj.spec?.jobTemplate?.spec?.template?.spec?.containers, formatLabelSelector(cj.spec?.jobTemplate?.spec?.selector)),
       ],
     };
   },

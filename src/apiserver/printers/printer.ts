@@ -80,6 +80,16 @@ export function containerCells(containers: readonly Container[] | undefined): [n
   return [list.map((c) => c.name).join(','), list.map((c) => c.image ?? '').join(',')];
 }
 
+/** The trailing columns of a pod template's owner: AGE, then -o wide CONTAINERS, IMAGES and SELECTOR (`selectorDoc` its field doc). */
+export const templateColumns = (selectorDoc: string): TableColumnDefinition[] => [ageColumn, containersColumn, imagesColumn, wide('Selector', 'string', selectorDoc)];
+
+/** The cells of templateColumns; `selector` already formatted (upstream formats label selectors and RC's map selectors differently). */
+export const templateCells = (obj: StoredObject, now: number, containers: readonly Container[] | undefined, selector: string): unknown[] => [
+  age(obj, now),
+  ...containerCells(containers),
+  selector,
+];
+
 /** The first three items, then " + N more..." with N counted over all; `empty` when there are none. */
 export function listWithMore(items: readonly string[], empty: string): string {
   if (items.length > 3) return `${items.slice(0, 3).join(',')} + ${items.length - 3} more...`;

@@ -14,6 +14,8 @@ import {
   imagesColumn,
   nameColumn,
   printer,
+  templateCells,
+  templateColumns,
   wide,
   type TableRowCondition,
 } from './printer.js';
@@ -76,12 +78,7 @@ export const deploymentPrinter = printer<Deployment>(
     column('Ready', 'string', 'Number of the pod with ready state'),
     column('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
     column('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
-    ageColumn,
-    containersColumn,
-    imagesColumn,
-    wide(
-      'Selector',
-      'string',
+    ...templateColumns(
       "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
     ),
   ],
@@ -100,9 +97,7 @@ export const deploymentPrinter = printer<Deployment>(
         `${status.readyReplicas ?? 0}/${d.spec?.replicas ?? 1}`,
         status.updatedReplicas ?? 0,
         status.availableReplicas ?? 0,
-        age(d, now),
-        ...containerCells(d.spec?.template?.spec?.containers),
-        selector,
+        ...templateCells(d, now, d.spec?.template?.spec?.containers, selector),
       ],
     };
   },
@@ -122,12 +117,7 @@ export const replicaSetPrinter = printer<ReplicaSet>(
       'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller',
     ),
     column('Ready', 'integer', 'readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.'),
-    ageColumn,
-    containersColumn,
-    imagesColumn,
-    wide(
-      'Selector',
-      'string',
+    ...templateColumns(
       "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
     ),
   ],
@@ -137,9 +127,7 @@ export const replicaSetPrinter = printer<ReplicaSet>(
       rs.spec?.replicas ?? 1,
       rs.status?.replicas ?? 0,
       rs.status?.readyReplicas ?? 0,
-      age(rs, now),
-      ...containerCells(rs.spec?.template?.spec?.containers),
-      formatLabelSelector(rs.spec?.selector),
+      ...templateCells(rs, now, rs.spec?.template?.spec?.containers, formatLabelSelector(rs.spec?.selector)),
     ],
   }),
 );
@@ -169,12 +157,7 @@ export const daemonSetPrinter = printer<DaemonSet>(
       'string',
       "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
     ),
-    ageColumn,
-    containersColumn,
-    imagesColumn,
-    wide(
-      'Selector',
-      'string',
+    ...templateColumns(
       "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
     ),
   ],
@@ -189,9 +172,7 @@ export const daemonSetPrinter = printer<DaemonSet>(
         s?.updatedNumberScheduled ?? 0,
         s?.numberAvailable ?? 0,
         formatLabels(ds.spec?.template?.spec?.nodeSelector),
-        age(ds, now),
-        ...containerCells(ds.spec?.template?.spec?.containers),
-        formatLabelSelector(ds.spec?.selector),
+        ...templateCells(ds, now, ds.spec?.template?.spec?.containers, formatLabelSelector(ds.spec?.selector)),
       ],
     };
   },
@@ -234,12 +215,7 @@ export const replicationControllerPrinter = printer<ReplicationController>(
       'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
     ),
     column('Ready', 'integer', 'The number of ready replicas for this replication controller.'),
-    ageColumn,
-    containersColumn,
-    imagesColumn,
-    wide(
-      'Selector',
-      'string',
+    ...templateColumns(
       'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
     ),
   ],
@@ -249,9 +225,7 @@ export const replicationControllerPrinter = printer<ReplicationController>(
       rc.spec?.replicas ?? 1,
       rc.status?.replicas ?? 0,
       rc.status?.readyReplicas ?? 0,
-      age(rc, now),
-      ...containerCells(rc.spec?.template?.spec?.containers),
-      formatLabels(rc.spec?.selector),
+      ...templateCells(rc, now, rc.spec?.template?.spec?.containers, formatLabels(rc.spec?.selector)),
     ],
   }),
 );

@@ -1,15 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
-import { FakeClock } from '../../util/clock.js';
 import { CronJobController } from './controller.js';
 import { mostRecentScheduleTime, SCHEDULED_TIMESTAMP_ANNOTATION } from './schedule.js';
 import { parseStandard } from '../../api/cron.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 // 10:00:30 UTC: a */1 schedule is next due at 10:01.
 const NOW = Date.UTC(2026, 0, 1, 10, 0, 30);
@@ -31,31 +26,13 @@ const cronJob = (name: string, spec: Partial<CronJob['spec']> = {}): CronJob => 
   },
 });
 
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  private controller!: CronJobController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new CronJobController({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }), recorder: this.recorder });
-    this.controller.start();
-    this.informers.start();
-    await this.settle(20);
-    return this;
+class Cluster extends ControllerHarness<CronJobController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW, steps: 20 });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): CronJobController {
+    return new CronJobController({ ...deps, recorder: this.recorder });
   }
 
   cronJobs() {
@@ -68,11 +45,6 @@ class Cluster {
 
   async jobNames(): Promise<string[]> {
     return (await this.jobs().list()).items.map((j) => j.metadata!.name!).sort();
-  }
-
-  /** Lets watches and workers run: `steps` of 50 ms of virtual time. */
-  async settle(steps = 20): Promise<void> {
-    for (let i = 0; i < steps; i++) await this.clock.advance(50);
   }
 
   /** Moves virtual time to just after the given minute mark (10:mm:00.5) and lets the controller act. */

@@ -14,7 +14,8 @@ import { rfc3339 } from '../../api/time.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, splitMetaNamespaceKey, type Indexer } from '../../client/indexer.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder, type EventType } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder, type EventType } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
@@ -71,11 +72,7 @@ export class CronJobController {
     const jobInformer = opts.informers.informerFor<Job>(jobsResource);
     this.cronJobs = cjInformer.indexer;
     this.jobs = jobInformer.indexer;
-    if (opts.recorder) this.recorder = opts.recorder;
-    else {
-      this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-      this.recorder = this.events.newRecorder({ component: 'cronjob-controller' });
-    }
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'cronjob-controller'));
     this.controller = new QueueController({
       name: 'cronjob',
       clock: opts.clock,

@@ -1,16 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod, Taint } from 'kubernetes-types/core/v1.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
-import { FakeClock } from '../../util/clock.js';
 import { RealPodControl } from '../kit/podcontrol.js';
 import { DaemonSetController } from './daemonset.js';
 import { nodeShouldRunDaemonPod, replaceNodeNameNodeAffinity, withDaemonTolerations } from './util.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:serviceaccount:kube-system:daemon-set-controller', groups: ['system:authenticated'] };
@@ -33,46 +28,17 @@ const node = (name: string, labels: Record<string, string> = {}, taints: Taint[]
   spec: { taints },
 });
 
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  controller!: DaemonSetController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new DaemonSetController({
-      client,
-      informers: this.informers,
-      clock: this.clock,
-      logger: pino({ level: 'silent' }),
-      podControl: new RealPodControl(client, this.recorder),
-      recorder: this.recorder,
-    });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<DaemonSetController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): DaemonSetController {
+    return new DaemonSetController({ ...deps, podControl: new RealPodControl(deps.client, this.recorder), recorder: this.recorder });
   }
 
   ds() {
     return this.admin.resource<DaemonSet>('apps', 'v1', 'daemonsets').namespace('ns');
-  }
-
-  pods() {
-    return this.admin.resource<Pod>('', 'v1', 'pods').namespace('ns');
   }
 
   async livePods(): Promise<Pod[]> {
@@ -81,13 +47,6 @@ class Cluster {
 
   async addNode(n: Node): Promise<void> {
     await this.admin.resource<Node>('', 'v1', 'nodes').create(n);
-  }
-
-  async settle(cond: () => Promise<boolean> | boolean = () => false, steps = 40): Promise<void> {
-    for (let i = 0; i < steps; i++) {
-      await this.clock.advance(50);
-      if (await cond()) return;
-    }
   }
 
   /** Marks a pod Running and Ready (as a kubelet would), without binding it: its deletion is then immediate. */

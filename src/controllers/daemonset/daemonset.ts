@@ -12,7 +12,8 @@ import { findResource } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
@@ -107,8 +108,7 @@ export class DaemonSetController {
     this.burstReplicas = opts.burstReplicas ?? BURST_REPLICAS;
     this.expectations = new ControllerExpectations(opts.clock);
     this.history = new ControllerHistory(opts.client);
-    if (!opts.podControl || !opts.recorder) this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-    this.recorder = opts.recorder ?? this.events!.newRecorder({ component: 'daemonset-controller' });
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'daemonset-controller'));
     this.podControl = opts.podControl ?? new RealPodControl(opts.client, this.recorder);
     this.controller = new QueueController({
       name: 'daemonset',

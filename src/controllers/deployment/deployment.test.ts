@@ -1,13 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
-import { FakeClock } from '../../util/clock.js';
 import { DeploymentController } from './deployment.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:kube-controller-manager', groups: ['system:authenticated'] };
@@ -28,31 +23,13 @@ const deployment = (name: string, replicas: number, extra: Partial<Deployment['s
 });
 
 /** The real API in process with a Deployment controller on it; the ReplicaSet controller is played by `runReplicaSets`. */
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  private controller!: DeploymentController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new DeploymentController({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }), recorder: this.recorder });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<DeploymentController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): DeploymentController {
+    return new DeploymentController({ ...deps, recorder: this.recorder });
   }
 
   deployments() {
@@ -69,13 +46,6 @@ class Cluster {
 
   async get(name = 'web'): Promise<Deployment> {
     return this.deployments().get(name);
-  }
-
-  async settle(cond: () => Promise<boolean> | boolean = () => false, steps = 40): Promise<void> {
-    for (let i = 0; i < steps; i++) {
-      await this.clock.advance(50);
-      if (await cond()) return;
-    }
   }
 
   /**

@@ -14,7 +14,8 @@ import { findResource } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
@@ -96,11 +97,7 @@ export class DeploymentController {
     this.deployments = dInformer.indexer;
     this.replicaSets = rsInformer.indexer;
     this.pods = podInformer.indexer;
-    if (opts.recorder) this.recorder = opts.recorder;
-    else {
-      this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-      this.recorder = this.events.newRecorder({ component: 'deployment-controller' });
-    }
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'deployment-controller'));
     this.controller = new QueueController({
       name: 'deployment',
       clock: opts.clock,

@@ -1,55 +1,28 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
 import { rfc3339 } from '../../api/time.js';
-import { FakeClock } from '../../util/clock.js';
 import { DisruptionController } from './disruption.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:serviceaccount:kube-system:disruption-controller', groups: ['system:authenticated'] };
 const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
 
 /** The real API in process with a disruption controller on it; `settle` lets watches and workers run. */
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  private controller!: DisruptionController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new DisruptionController({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }), recorder: this.recorder });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<DisruptionController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW, steps: 20 });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): DisruptionController {
+    return new DisruptionController({ ...deps, recorder: this.recorder });
   }
 
   pdbs() {
     return this.admin.resource('poddisruptionbudgets.policy').namespace('ns');
-  }
-
-  pods() {
-    return this.admin.resource('pods').namespace('ns');
   }
 
   async pdb(name: string, spec: Omit<NonNullable<PodDisruptionBudget['spec']>, 'selector'>): Promise<PodDisruptionBudget> {
@@ -79,10 +52,6 @@ class Cluster {
     return { apiVersion: `${group}/v1`, kind, name, uid: obj.metadata!.uid!, controller: true };
   }
 
-  /** Advances virtual time in small steps (bounded). */
-  async settle(steps = 20): Promise<void> {
-    for (let i = 0; i < steps; i++) await this.clock.advance(50);
-  }
 }
 
 describe('disruption controller', () => {

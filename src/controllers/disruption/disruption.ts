@@ -27,7 +27,8 @@ import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
 import type { Lister } from '../../client/lister.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
@@ -99,11 +100,7 @@ export class DisruptionController {
       Lister<StatefulSet>,
     ];
     this.staleTimeout = opts.staleDisruptionTimeoutMs ?? STALE_POD_DISRUPTION_TIMEOUT_MS;
-    if (opts.recorder) this.recorder = opts.recorder;
-    else {
-      this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-      this.recorder = this.events.newRecorder({ component: 'controllermanager' });
-    }
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'controllermanager'));
     const sources = [pdbInformer, podInformer, ...workloadInformers];
     this.controller = new QueueController({ name: 'disruption', clock: opts.clock, logger: opts.logger, sources, sync: (key) => this.sync(key) });
     this.staleController = new QueueController({

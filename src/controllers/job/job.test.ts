@@ -1,15 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { Job, JobCondition } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
-import { FakeClock } from '../../util/clock.js';
 import { RealPodControl } from '../kit/podcontrol.js';
 import { activePodsForRemoval, ensureJobConditionStatus, JobController, pastBackoffLimitOnFailure } from './job.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:serviceaccount:kube-system:job-controller', groups: ['system:authenticated'] };
@@ -36,61 +31,25 @@ const job = (name: string, spec: Partial<Spec> = {}): Job => ({
 });
 
 /** The real API in process with a Job controller on it. */
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  controller!: JobController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    const logger = pino({ level: 'silent' });
-    this.controller = new JobController({ client, informers: this.informers, clock: this.clock, logger, podControl: new RealPodControl(client, this.recorder), recorder: this.recorder });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<JobController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW, steps: 20, stepMs: 250 });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): JobController {
+    return new JobController({ ...deps, podControl: new RealPodControl(deps.client, this.recorder), recorder: this.recorder });
   }
 
   jobs() {
     return this.admin.resource<Job>('batch', 'v1', 'jobs').namespace('ns');
   }
 
-  pods() {
-    return this.admin.resource<Pod>('', 'v1', 'pods').namespace('ns');
-  }
-
   async get(name: string): Promise<Job> {
     return this.jobs().get(name);
   }
 
-  async listPods(): Promise<Pod[]> {
-    return (await this.pods().list()).items;
-  }
-
   async activePods(): Promise<Pod[]> {
     return (await this.listPods()).filter((p) => !p.metadata?.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
-  }
-
-  /** Advances virtual time in steps until cond holds (bounded); returns whether it did. */
-  async settle(cond: () => Promise<boolean> | boolean = () => false, maxMs = 5000, step = 250): Promise<boolean> {
-    for (let t = 0; t < maxMs; t += step) {
-      await this.clock.advance(step);
-      if (await cond()) return true;
-    }
-    return false;
   }
 
   /** Finishes a pod as the kubelet would: its container terminated with exitCode. */
@@ -179,12 +138,12 @@ describe('Job controller', () => {
       assert.ok(await c.settle(async () => (await c.activePods()).length === 1));
       await c.finishActive(1);
       // The first replacement waits 10 s after the failure.
-      await c.settle(() => false, 5000);
+      await c.settle(() => false, 20);
       assert.equal((await c.activePods()).length, 0, 'no replacement within the back-off');
-      assert.ok(await c.settle(async () => (await c.activePods()).length === 1, 10_000));
+      assert.ok(await c.settle(async () => (await c.activePods()).length === 1, 40));
       assert.equal((await c.get('bad')).status?.failed, 1);
       await c.finishActive(1);
-      assert.ok(await c.settle(hasCond(c, 'bad', 'Failed'), 10_000));
+      assert.ok(await c.settle(hasCond(c, 'bad', 'Failed'), 40));
       const failed = await c.get('bad');
       assert.equal(failed.status?.failed, 2);
       assert.deepEqual(
@@ -225,7 +184,7 @@ describe('Job controller', () => {
       assert.equal((await c.get('idx')).status?.succeeded, 2);
       // A failed index is run again under the same index.
       await c.finish(byIndex.get('1')!, 1);
-      assert.ok(await c.settle(async () => (await c.activePods()).length === 1, 15_000));
+      assert.ok(await c.settle(async () => (await c.activePods()).length === 1, 60));
       assert.equal((await c.activePods())[0]?.metadata?.annotations?.['batch.kubernetes.io/job-completion-index'], '1');
       await c.finishActive(0);
       assert.ok(await c.settle(hasCond(c, 'idx', 'Complete')));
@@ -240,7 +199,7 @@ describe('Job controller', () => {
     try {
       await c.jobs().create(job('slow', { parallelism: 2, completions: 2, activeDeadlineSeconds: 5 }));
       assert.ok(await c.settle(async () => (await c.activePods()).length === 2));
-      assert.ok(await c.settle(hasCond(c, 'slow', 'Failed'), 10_000));
+      assert.ok(await c.settle(hasCond(c, 'slow', 'Failed'), 40));
       const j = await c.get('slow');
       assert.equal(cond(j, 'Failed')?.reason, 'DeadlineExceeded');
       assert.equal(cond(j, 'Failed')?.message, 'Job was active longer than specified deadline');
@@ -292,7 +251,7 @@ describe('Job controller', () => {
       const disrupted = (await c.activePods())[0]!;
       await c.finish(disrupted, 137, { conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' }] });
       // Ignored, yet a failure for the back-off (as upstream): the replacement comes after 10 s.
-      assert.ok(await c.settle(async () => (await c.activePods()).length === 1, 15_000));
+      assert.ok(await c.settle(async () => (await c.activePods()).length === 1, 60));
       assert.equal((await c.get('pfp')).status?.failed ?? 0, 0);
       const pod = (await c.activePods())[0]!;
       await c.finish(pod, 42);

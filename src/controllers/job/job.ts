@@ -16,7 +16,8 @@ import { rfc3339 } from '../../api/time.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, splitMetaNamespaceKey, type Indexer } from '../../client/indexer.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import { ItemExponentialFailureRateLimiter } from '../../client/workqueue.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
@@ -288,11 +289,7 @@ export class JobController {
     this.jobs = jobInformer.indexer;
     this.pods = podInformer.indexer;
     this.expectations = new ControllerExpectations(opts.clock);
-    if (opts.recorder) this.recorder = opts.recorder;
-    else {
-      this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-      this.recorder = this.events.newRecorder({ component: 'job-controller' });
-    }
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'job-controller'));
     this.podControl = opts.podControl ?? new RealPodControl(opts.client, this.recorder);
     const rateLimiter = () => new ItemExponentialFailureRateLimiter<string>(API_BACKOFF_MS, MAX_API_BACKOFF_MS);
     this.controller = new QueueController({

@@ -1,16 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { HorizontalPodAutoscaler } from 'kubernetes-types/autoscaling/v2.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
 import { FakeClock } from '../../util/clock.js';
 import { HorizontalController } from './horizontal.js';
 import type { ResourceMetrics, ResourceMetricsClient } from './metrics.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const SYNC = 15_000;
@@ -29,43 +25,21 @@ class FakeMetrics implements ResourceMetricsClient {
   }
 }
 
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
+class Cluster extends ControllerHarness<HorizontalController> {
   readonly metrics = new FakeMetrics(this.clock);
-  admin!: Client;
-  api!: FakeApi;
-  controller!: HorizontalController;
-  private informers!: SharedInformerFactory;
 
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new HorizontalController({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }), metrics: this.metrics, recorder: this.recorder });
-    this.controller.start();
-    this.informers.start();
-    await this.settle(10);
-    return this;
+  constructor() {
+    super({ user: controllerUser, now: NOW, steps: 20, startSteps: 10 });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
-  }
-
-  /** Lets ms of virtual time pass in small steps. */
-  async settle(steps = 20, stepMs = 50): Promise<void> {
-    for (let i = 0; i < steps; i++) await this.clock.advance(stepMs);
+  protected newController(deps: ControllerDeps): HorizontalController {
+    return new HorizontalController({ ...deps, metrics: this.metrics, recorder: this.recorder });
   }
 
   /** One sync period and the writes after it. */
   async period(): Promise<void> {
     await this.clock.advance(SYNC - 1000);
-    await this.settle(20);
+    await this.settle();
   }
 
   deployment = () => this.admin.resource<Deployment>('apps', 'v1', 'deployments').namespace('ns');

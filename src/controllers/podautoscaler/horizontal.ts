@@ -23,7 +23,8 @@ import { rfc3339 } from '../../api/time.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder, type EventType } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder, type EventType } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
@@ -101,11 +102,7 @@ export class HorizontalController {
     this.pods = podInformer.indexer;
     this.syncPeriodMs = opts.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS;
     this.metrics = opts.metrics ?? new RestResourceMetricsClient(opts.client);
-    if (opts.recorder) this.recorder = opts.recorder;
-    else {
-      this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-      this.recorder = this.events.newRecorder({ component: 'horizontal-pod-autoscaler' });
-    }
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'horizontal-pod-autoscaler'));
     this.controller = new QueueController({
       name: 'horizontalpodautoscaling',
       clock: opts.clock,

@@ -1,18 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import { StatusError } from '../../api/errors.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
-import { FakeClock } from '../../util/clock.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../kit/expectations.js';
 import { RealPodControl } from '../kit/podcontrol.js';
 import { calculateStatus, ReplicaSetController } from './replicaset.js';
 import { slowStartBatch } from '../kit/slowstart.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:kube-controller-manager', groups: ['system:authenticated'] };
@@ -30,51 +25,17 @@ const replicaSet = (name: string, replicas: number, extra: Partial<ReplicaSet['s
 });
 
 /** The real API in process with a ReplicaSet controller on it; `settle` lets watches and workers run. */
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  controller!: ReplicaSetController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new ReplicaSetController({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }), podControl: new RealPodControl(client, this.recorder) });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<ReplicaSetController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): ReplicaSetController {
+    return new ReplicaSetController({ ...deps, podControl: new RealPodControl(deps.client, this.recorder) });
   }
 
   rs() {
     return this.admin.resource<ReplicaSet>('apps', 'v1', 'replicasets').namespace('ns');
-  }
-
-  pods() {
-    return this.admin.resource('pods').namespace('ns');
-  }
-
-  async listPods(): Promise<Pod[]> {
-    return (await this.pods().list()).items;
-  }
-
-  /** Advances time in small steps until cond holds (bounded). */
-  async settle(cond: () => Promise<boolean> | boolean = () => false, steps = 40): Promise<void> {
-    for (let i = 0; i < steps; i++) {
-      await this.clock.advance(50);
-      if (await cond()) return;
-    }
   }
 
   podCreates(): number {

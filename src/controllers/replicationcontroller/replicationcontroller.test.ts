@@ -1,12 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
-import type { CoreEvent, Pod, ReplicationController } from '../../api/types.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeClock } from '../../util/clock.js';
+import type { CoreEvent, ReplicationController } from '../../api/types.js';
 import { ReplicationManager } from './replicationcontroller.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:serviceaccount:kube-system:replication-controller', groups: ['system:authenticated'] };
@@ -19,54 +15,21 @@ const rc = (name: string, replicas: number, selector: Record<string, string> = {
 });
 
 /** The real API in process with the ReplicationController controller (and its own event recorder) on it. */
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  admin!: Client;
-  api!: FakeApi;
-  private controller!: ReplicationManager;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new ReplicationManager({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }) });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<ReplicationManager> {
+  constructor() {
+    super({ user: controllerUser, now: NOW });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): ReplicationManager {
+    return new ReplicationManager(deps);
   }
 
   rcs() {
     return this.admin.resource<ReplicationController>('', 'v1', 'replicationcontrollers').namespace('ns');
   }
 
-  pods() {
-    return this.admin.resource<Pod>('', 'v1', 'pods').namespace('ns');
-  }
-
-  async listPods(): Promise<Pod[]> {
-    return (await this.pods().list()).items;
-  }
-
   async events(reason: string): Promise<CoreEvent[]> {
     return (await this.admin.resource<CoreEvent>('', 'v1', 'events').namespace('ns').list()).items.filter((e) => e.reason === reason);
-  }
-
-  /** Advances time in small steps until cond holds (bounded). */
-  async settle(cond: () => Promise<boolean> | boolean = () => false, steps = 40): Promise<void> {
-    for (let i = 0; i < steps; i++) {
-      await this.clock.advance(50);
-      if (await cond()) return;
-    }
   }
 
   podCreates(): number {

@@ -1,15 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { FakeApi } from '../../apiserver/testing/fakeapi.js';
-import type { Client } from '../../client/client.js';
-import { SharedInformerFactory } from '../../client/factory.js';
-import { FakeRecorder } from '../../client/record/recorder.js';
-import { FakeClock } from '../../util/clock.js';
 import { StatefulSetController, VOLUME_CLAIMS_NOT_SERVED_REASON } from './statefulset.js';
 import { parentNameAndOrdinal } from './pods.js';
+import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:serviceaccount:kube-system:statefulset-controller', groups: ['system:authenticated'] };
@@ -30,39 +25,17 @@ const statefulSet = (name: string, replicas: number, spec: Partial<StatefulSet['
   },
 });
 
-class Cluster {
-  readonly clock = new FakeClock(NOW);
-  readonly recorder = new FakeRecorder();
-  admin!: Client;
-  api!: FakeApi;
-  controller!: StatefulSetController;
-  private informers!: SharedInformerFactory;
-
-  async start(): Promise<this> {
-    this.api = await FakeApi.start({ clock: this.clock });
-    this.admin = this.api.client();
-    await this.admin.resource('namespaces').create({ metadata: { name: 'ns' } });
-    const client = this.api.client(controllerUser);
-    this.informers = new SharedInformerFactory({ client, clock: this.clock });
-    this.controller = new StatefulSetController({ client, informers: this.informers, clock: this.clock, logger: pino({ level: 'silent' }), recorder: this.recorder });
-    this.controller.start();
-    this.informers.start();
-    await this.settle();
-    return this;
+class Cluster extends ControllerHarness<StatefulSetController> {
+  constructor() {
+    super({ user: controllerUser, now: NOW });
   }
 
-  async stop(): Promise<void> {
-    await this.controller.stop();
-    await this.informers.shutdown();
-    await this.api.stop();
+  protected newController(deps: ControllerDeps): StatefulSetController {
+    return new StatefulSetController({ ...deps, recorder: this.recorder });
   }
 
   sts() {
     return this.admin.resource<StatefulSet>('apps', 'v1', 'statefulsets').namespace('ns');
-  }
-
-  pods() {
-    return this.admin.resource<Pod>('', 'v1', 'pods').namespace('ns');
   }
 
   async names(): Promise<string[]> {
@@ -70,13 +43,6 @@ class Cluster {
       .filter((p) => !p.metadata?.deletionTimestamp)
       .map((p) => p.metadata!.name!)
       .sort();
-  }
-
-  async settle(cond: () => Promise<boolean> | boolean = () => false, steps = 40): Promise<void> {
-    for (let i = 0; i < steps; i++) {
-      await this.clock.advance(50);
-      if (await cond()) return;
-    }
   }
 
   /** Running and Ready, as a kubelet would report (unbound: deletion is immediate). */

@@ -14,7 +14,8 @@ import { findResource } from '../../api/resources.js';
 import type { Client } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
-import { clientEventSink, EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
+import { controllerEvents } from '../kit/events.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
@@ -90,8 +91,7 @@ export class StatefulSetController {
     this.pods = podInformer.indexer;
     this.revisions = revInformer.indexer;
     this.history = new ControllerHistory(opts.client);
-    if (!opts.recorder) this.events = new EventBroadcaster({ sink: clientEventSink(opts.client), clock: opts.clock, logger: opts.logger });
-    this.recorder = opts.recorder ?? this.events!.newRecorder({ component: 'statefulset-controller' });
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'statefulset-controller'));
     this.controller = new QueueController({
       name: 'statefulset',
       clock: opts.clock,
