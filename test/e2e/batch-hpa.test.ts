@@ -1,8 +1,9 @@
 // Jobs and HorizontalPodAutoscalers through `kite server` and the real kubectl: Job validation's
 // refusals and `kubectl get jobs`; `kubectl autoscale`, `kubectl get hpa` in v2 and the v1 view, and
 // the HPA controller's conditions. No `kite sim`: the simulated pods report no metrics, so the
-// controller is seen here without metrics (as a cluster without metrics-server) and its scaling is
-// tested against FakeApi in src/controllers/podautoscaler/horizontal.test.ts.
+// controller is seen here without metrics (as a cluster without metrics-server); its scaling is
+// tested against FakeApi in src/controllers/podautoscaler/horizontal.test.ts and on real containers
+// in hpa-containerd.test.ts.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, kubectl, kubectlOk, removeDir, startServer, type KiteServer } from './harness.js';
