@@ -20,7 +20,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
 import { NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
-import { getControllerOf } from '../kit/refmanager.js';
+import { getControllerOf, resolveControllerRef } from '../kit/refmanager.js';
 import { jobFromTemplate, jobName, mostRecentScheduleTime, nextScheduleTimeDuration, parseSchedule } from './schedule.js';
 
 const cronJobsResource = findResource('batch', 'v1', 'cronjobs')!;
@@ -108,10 +108,8 @@ export class CronJobController {
 
   /** The CronJob a Job's controller reference names, if it still is that one. */
   private enqueueOwner(job: Job): void {
-    const ref = getControllerOf(job);
-    if (ref?.kind !== KIND) return;
-    const cj = this.cronJobs.getByKey(`${job.metadata?.namespace ?? ''}/${ref.name}`);
-    if (cj?.metadata?.uid === ref.uid) this.controller.enqueue(metaNamespaceKeyFunc(cj));
+    const cj = resolveControllerRef(this.cronJobs, KIND, job.metadata?.namespace ?? '', getControllerOf(job));
+    if (cj) this.controller.enqueue(metaNamespaceKeyFunc(cj));
   }
 
   /** A changed schedule or time zone moves the next sync to the new schedule's next time. */

@@ -33,7 +33,7 @@ import {
 } from '../kit/history.js';
 import { involvedObject, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
 import { isPodReady } from '../kit/pods.js';
-import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
+import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp, resolveControllerRef } from '../kit/refmanager.js';
 import { isPodAvailable } from '../kit/pods.js';
 import { slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../kit/slowstart.js';
 import {
@@ -170,9 +170,7 @@ export class DaemonSetController {
   }
 
   private resolveControllerRef(namespace: string, ref: { kind: string; name: string; uid: string } | undefined): DaemonSet | undefined {
-    if (ref?.kind !== KIND) return undefined;
-    const ds = this.daemonSets.getByKey(`${namespace}/${ref.name}`);
-    return ds?.metadata?.uid === ref.uid ? ds : undefined;
+    return resolveControllerRef(this.daemonSets, KIND, namespace, ref);
   }
 
   private enqueueOwner(obj: Pod | ControllerRevision): void {

@@ -20,7 +20,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
 import { involvedObject } from '../kit/podcontrol.js';
-import { BaseControllerRefManager, getControllerOf, newControllerRef, recheckDeletionTimestamp } from '../kit/refmanager.js';
+import { BaseControllerRefManager, getControllerOf, newControllerRef, recheckDeletionTimestamp, resolveControllerRef } from '../kit/refmanager.js';
 import { planNewReplicaSet, planOldReplicaSets, planScale, type Resize } from './planner.js';
 import {
   actualReplicaCount,
@@ -139,9 +139,7 @@ export class DeploymentController {
   // ---- event handlers (upstream's add/update/deleteReplicaSet, deletePod)
 
   private resolveControllerRef(namespace: string, ref: { kind: string; name: string; uid: string } | undefined): Deployment | undefined {
-    if (!ref || ref.kind !== KIND) return undefined;
-    const d = this.deployments.getByKey(`${namespace}/${ref.name}`);
-    return d?.metadata?.uid === ref.uid ? d : undefined;
+    return resolveControllerRef(this.deployments, KIND, namespace, ref);
   }
 
   /** The Deployments whose selector matches an orphan ReplicaSet (upstream's getDeploymentsForReplicaSet). */

@@ -25,7 +25,7 @@ import { QueueController } from '../kit/controller.js';
 import { ControllerExpectations } from '../kit/expectations.js';
 import { involvedObject, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
 import { filterActivePods, isPodReady, sortActivePods } from '../kit/pods.js';
-import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
+import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp, resolveControllerRef } from '../kit/refmanager.js';
 import { slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../kit/slowstart.js';
 import { BackoffStore, finishedTime, remainingTime, remainingTimePerIndex, type BackoffRecord } from './backoff.js';
 import {
@@ -354,9 +354,7 @@ export class JobController {
 
   /** The Job a controller reference names, if it still is that one. */
   private resolveControllerRef(namespace: string, ref: { kind: string; name: string; uid: string }): Job | undefined {
-    if (ref.kind !== KIND) return undefined;
-    const job = this.jobs.getByKey(`${namespace}/${ref.name}`);
-    return job?.metadata?.uid === ref.uid ? job : undefined;
+    return resolveControllerRef(this.jobs, KIND, namespace, ref);
   }
 
   /** The Jobs in the pod's namespace whose selector matches it (upstream's GetPodJobs). */

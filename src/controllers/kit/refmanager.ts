@@ -7,7 +7,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import type { Selector } from '../../api/labels.js';
 import { hasStatusCode } from '../../api/errors.js';
-import type { MetaObject } from '../../client/indexer.js';
+import type { Indexer, MetaObject } from '../../client/indexer.js';
 import type { PodControl } from './podcontrol.js';
 
 /** The object's controller reference (controller=true), if any. */
@@ -16,6 +16,18 @@ export function getControllerOf(obj: MetaObject): OwnerReference | undefined {
 }
 
 /** A controller reference to owner, as controllers set it on what they create. */
+/** Upstream's resolveControllerRef: the object of this kind a controller reference names, if it is still that object (same UID). */
+export function resolveControllerRef<T extends MetaObject>(
+  indexer: Pick<Indexer<T>, 'getByKey'>,
+  kind: string,
+  namespace: string,
+  ref: Pick<OwnerReference, 'kind' | 'name' | 'uid'> | undefined,
+): T | undefined {
+  if (ref?.kind !== kind) return undefined;
+  const obj = indexer.getByKey(`${namespace}/${ref.name}`);
+  return obj?.metadata?.uid === ref.uid ? obj : undefined;
+}
+
 export function newControllerRef(owner: MetaObject, apiVersion: string, kind: string): OwnerReference {
   return { apiVersion, kind, name: owner.metadata?.name ?? '', uid: owner.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true };
 }

@@ -22,7 +22,7 @@ import { ControllerExpectations, UIDTrackingControllerExpectations } from '../ki
 import { FAILED_CREATE_POD_REASON, FAILED_DELETE_POD_REASON, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
 import { filterActivePods, isPodActive, isPodAvailable, isPodReady, sortActivePodsWithRanks } from '../kit/pods.js';
 import { slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../kit/slowstart.js';
-import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
+import { getControllerOf, newControllerRef, PodControllerRefManager, recheckDeletionTimestamp, resolveControllerRef } from '../kit/refmanager.js';
 
 /** Upstream's BurstReplicas: at most this many creates or deletes per sync. */
 export const BURST_REPLICAS = 500;
@@ -138,9 +138,7 @@ export class ReplicaSetController {
 
   /** The ReplicaSet a controller reference names, if it still is that one. */
   private resolveControllerRef(namespace: string, ref: { kind: string; name: string; uid: string }): ReplicaSet | undefined {
-    if (ref.kind !== this.kind.kind) return undefined;
-    const rs = this.replicaSets.getByKey(`${namespace}/${ref.name}`);
-    return rs?.metadata?.uid === ref.uid ? rs : undefined;
+    return resolveControllerRef(this.replicaSets, this.kind.kind, namespace, ref);
   }
 
   /** The ReplicaSets in the pod's namespace whose selector matches it (upstream's GetPodReplicaSets). */

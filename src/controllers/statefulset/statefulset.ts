@@ -32,7 +32,7 @@ import {
 } from '../kit/history.js';
 import { involvedObject, RealPodControl } from '../kit/podcontrol.js';
 import { isPodReady } from '../kit/pods.js';
-import { getControllerOf, PodControllerRefManager, recheckDeletionTimestamp } from '../kit/refmanager.js';
+import { getControllerOf, PodControllerRefManager, recheckDeletionTimestamp, resolveControllerRef } from '../kit/refmanager.js';
 import {
   claimTemplateNames,
   identityMatches,
@@ -131,10 +131,7 @@ export class StatefulSetController {
   }
 
   private ownerOf(obj: Pod | ControllerRevision): StatefulSet | undefined {
-    const ref = getControllerOf(obj);
-    if (ref?.kind !== KIND) return undefined;
-    const set = this.sets.getByKey(`${obj.metadata?.namespace ?? ''}/${ref.name}`);
-    return set?.metadata?.uid === ref.uid ? set : undefined;
+    return resolveControllerRef(this.sets, KIND, obj.metadata?.namespace ?? '', getControllerOf(obj));
   }
 
   /** The owner, or for an orphan every set whose selector matches it (they may adopt it). */
