@@ -6,7 +6,7 @@
 //
 // <proto-root> holds local copies of upstream's go-to-protobuf output (Kubernetes 1.33 or later:
 // fields the 1.33 OpenAPI schemas lack are skipped, as 1.33 skips unknown fields) laid out by import path:
-//   k8s.io/api/{core,apps,batch,certificates,coordination,discovery,events,scheduling,policy}/v1/generated.proto,
+//   k8s.io/api/{core,apps,batch,certificates,coordination,discovery,events,scheduling,policy,networking}/v1/generated.proto,
 //   k8s.io/api/autoscaling/{v1,v2}/generated.proto
 //   k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
 //   k8s.io/apimachinery/pkg/{api/resource,util/intstr,runtime}/generated.proto

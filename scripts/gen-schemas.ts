@@ -197,6 +197,16 @@ const patchMeta: Record<string, Ext> = {
   'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus.conditions': keyed(['type']),
   'io.k8s.api.discovery.v1.EndpointSlice.endpoints': atomic,
   'io.k8s.api.discovery.v1.EndpointSlice.ports': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicySpec.ingress': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicySpec.egress': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicySpec.policyTypes': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicyIngressRule.ports': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicyIngressRule.from': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicyEgressRule.ports': atomic,
+  'io.k8s.api.networking.v1.NetworkPolicyEgressRule.to': atomic,
+  'io.k8s.api.networking.v1.IPBlock.except': atomic,
+  'io.k8s.api.networking.v1.ServiceCIDRSpec.cidrs': atomic,
+  'io.k8s.api.networking.v1.ServiceCIDRStatus.conditions': keyed(['type']),
   'io.k8s.api.discovery.v1.Endpoint.addresses': set,
   'io.k8s.api.discovery.v1.EndpointHints.forZones': atomic,
   'io.k8s.api.discovery.v1.EndpointHints.forNodes': atomic,
@@ -256,23 +266,32 @@ interface Decl {
 }
 const modules = new Map<string, Map<string, Decl>>();
 
+/** Kinds GA after 1.30 whose GA version kubernetes-types lacks: read from the older version, same shape. */
+const promoted: Record<string, string> = { 'networking/v1': 'networking/v1alpha1' };
+
 function loadModule(module: string): Map<string, Decl> {
   let decls = modules.get(module);
   if (decls) return decls;
   decls = new Map();
   modules.set(module, decls);
-  const file = ts.createSourceFile(module, readFileSync(join(typesDir, `${module}.d.ts`), 'utf8'), ts.ScriptTarget.ES2022, true);
+  readDecls(module, module, decls);
+  if (promoted[module]) readDecls(promoted[module], module, decls);
+  return decls;
+}
+
+/** The declarations of kubernetes-types/<source>, placed in `module` (a name already there wins). */
+function readDecls(source: string, module: string, decls: Map<string, Decl>): void {
+  const file = ts.createSourceFile(source, readFileSync(join(typesDir, `${source}.d.ts`), 'utf8'), ts.ScriptTarget.ES2022, true);
   const imports = new Map<string, string>();
   for (const st of file.statements) {
     if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
-      const from = join(dirname(module), st.moduleSpecifier.text);
+      const from = join(dirname(source), st.moduleSpecifier.text);
       const named = st.importClause?.namedBindings;
       if (named && ts.isNamedImports(named)) for (const el of named.elements) imports.set(el.name.text, from);
-    } else if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st)) {
+    } else if ((ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st)) && !decls.has(st.name.text)) {
       decls.set(st.name.text, { module, node: st, imports });
     }
   }
-  return decls;
 }
 
 /** JSDoc text as upstream's description: paragraphs joined by a blank line. */

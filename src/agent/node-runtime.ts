@@ -10,6 +10,7 @@ import { Containerd } from '../kubelet/containerd/containerd.js';
 import { Supervisor } from '../kubelet/containerd/supervisor.js';
 import { writeCniConfig, resolvePodNetwork, type PodNetworkOptions, type ResolvedPodNetwork } from '../kubelet/network/cni.js';
 import { recordIpForward, resetPodNetwork } from '../kubelet/network/cleanup.js';
+import { ensureBridge } from '../kubelet/network/bridge.js';
 import { removePodCgroups } from '../kubelet/cm/cgroups.js';
 import type { Service } from '../util/lifecycle.js';
 
@@ -53,12 +54,18 @@ export class NodeRuntime implements Service {
   readonly name = 'container-runtime';
   private supervisor?: Supervisor;
   private endpointPath = '';
+  private gatewayAddress?: string;
 
   constructor(private readonly opts: NodeRuntimeOptions) {}
 
   /** The CRI socket path. */
   get endpoint(): string {
     return this.endpointPath;
+  }
+
+  /** The pod bridge's address (the pods' gateway), once started with a network of kite's own. */
+  get gateway(): string | undefined {
+    return this.gatewayAddress;
   }
 
   async start(): Promise<void> {
@@ -79,6 +86,7 @@ export class NodeRuntime implements Service {
     this.endpointPath = record.criEndpoint;
     if (!containerd) return;
     await recordIpForward(opts.dataDir);
+    this.gatewayAddress = await ensureBridge(network!);
     await writeCniConfig(containerd.paths.cniConfDir, network);
     const how = await containerd.start();
     opts.logger.info({ socket: containerd.socket, how, pid: containerd.processId }, 'containerd ready');

@@ -14,9 +14,11 @@ import type {
   Endpoints,
   EventsV1Event,
   HorizontalPodAutoscaler,
+  IPAddress,
   Job,
   Lease,
   Namespace,
+  NetworkPolicy,
   Node,
   Pod,
   PodDisruptionBudget,
@@ -27,6 +29,7 @@ import type {
   Secret,
   Service,
   ServiceAccount,
+  ServiceCIDR,
   StatefulSet,
 } from './types.js';
 
@@ -54,6 +57,9 @@ export interface ResourceTypes {
   /** autoscaling/v2, the stored and preferred version. */
   'horizontalpodautoscalers.autoscaling': HorizontalPodAutoscaler;
   'endpointslices.discovery.k8s.io': EndpointSlice;
+  'networkpolicies.networking.k8s.io': NetworkPolicy;
+  'servicecidrs.networking.k8s.io': ServiceCIDR;
+  'ipaddresses.networking.k8s.io': IPAddress;
   'events.events.k8s.io': EventsV1Event;
   'priorityclasses.scheduling.k8s.io': PriorityClass;
   'certificatesigningrequests.certificates.k8s.io': CertificateSigningRequest;

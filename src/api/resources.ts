@@ -123,6 +123,9 @@ export const resources: readonly ResourceInfo[] = [
     subresources: [statusSub('HorizontalPodAutoscaler')],
   }),
   res('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
+  res('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'] }),
+  res('networking.k8s.io', 'v1', 'servicecidrs', 'ServiceCIDR', false, { subresources: [statusSub('ServiceCIDR')] }),
+  res('networking.k8s.io', 'v1', 'ipaddresses', 'IPAddress', false, { shortNames: ['ip'] }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { shortNames: ['pc'] }),
   res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, {

@@ -6,6 +6,9 @@ export type { Job, CronJob } from 'kubernetes-types/batch/v1.js';
 export type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 export type { HorizontalPodAutoscaler } from 'kubernetes-types/autoscaling/v2.js';
 export type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+export type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
+// networking.k8s.io/v1 ServiceCIDR and IPAddress (GA in 1.33) have v1alpha1's shape, which is all kubernetes-types 1.30 has.
+export type { ServiceCIDR, IPAddress } from 'kubernetes-types/networking/v1alpha1.js';
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 export type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
 export type { CertificateSigningRequest, CertificateSigningRequestCondition } from 'kubernetes-types/certificates/v1.js';

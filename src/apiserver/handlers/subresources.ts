@@ -80,6 +80,7 @@ export function subresourceStorage(kubelet?: KubeletClient): ReadonlyMap<string,
     ['batch/cronjobs', { status: statusLike }],
     ['policy/poddisruptionbudgets', { status: statusLike }],
     ['autoscaling/horizontalpodautoscalers', { status: statusLike }],
+    ['networking.k8s.io/servicecidrs', { status: statusLike }],
     ['certificates.k8s.io/certificatesigningrequests', { status: statusLike, approval: statusLike }],
   ];
   return new Map(table.map(([key, subs]) => [key, new Map(Object.entries(subs))]));

@@ -1,6 +1,6 @@
-// Service, Endpoints, EndpointSlice.
-import type { EndpointSlice, Endpoints, Service } from '../../api/types.js';
-import { age, ageColumn, column, formatLabels, listWithMore, nameColumn, printer, wide } from './printer.js';
+// Service, Endpoints, EndpointSlice, NetworkPolicy, ServiceCIDR, IPAddress.
+import type { EndpointSlice, Endpoints, IPAddress, NetworkPolicy, Service, ServiceCIDR } from '../../api/types.js';
+import { age, ageColumn, column, formatLabelSelector, formatLabels, listWithMore, nameColumn, printer, wide } from './printer.js';
 
 /** net.JoinHostPort: IPv6 addresses get brackets. */
 const joinHostPort = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
@@ -124,4 +124,43 @@ export const endpointSlicePrinter = printer<EndpointSlice>(
       cells: [slice.metadata.name, slice.addressType ?? '', listWithMore(ports, '<unset>'), listWithMore(addresses, '<unset>'), age(slice, now)],
     };
   },
+);
+
+export const networkPolicyPrinter = printer<NetworkPolicy>(
+  [
+    nameColumn,
+    column(
+      'Pod-Selector',
+      'string',
+      'podSelector selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.',
+    ),
+    ageColumn,
+  ],
+  (np, now) => ({ cells: [np.metadata.name, formatLabelSelector(np.spec?.podSelector ?? {}), age(np, now)] }),
+);
+
+export const serviceCIDRPrinter = printer<ServiceCIDR>(
+  [
+    nameColumn,
+    column(
+      'CIDRs',
+      'string',
+      'CIDRs defines the IP blocks in CIDR notation (e.g. "192.168.0.0/24" or "2001:db8::/64") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.',
+    ),
+    ageColumn,
+  ],
+  (cidr, now) => ({ cells: [cidr.metadata.name, (cidr.spec?.cidrs ?? []).join(','), age(cidr, now)] }),
+);
+
+/** The PARENTREF cell: `resource.group/namespace/name` in lower case, as schema.GroupResource prints. */
+function parentRef(ip: IPAddress): string {
+  const ref = ip.spec?.parentRef;
+  if (!ref) return '<none>';
+  const gr = ref.group ? `${ref.resource ?? ''}.${ref.group}` : (ref.resource ?? '');
+  return `${gr.toLowerCase()}${ref.namespace ? `/${ref.namespace}` : ''}/${ref.name ?? ''}`;
+}
+
+export const ipAddressPrinter = printer<IPAddress>(
+  [nameColumn, column('ParentRef', 'string', 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.'), ageColumn],
+  (ip, now) => ({ cells: [ip.metadata.name, parentRef(ip), age(ip, now)] }),
 );

@@ -18,7 +18,7 @@ import {
 import { cronJobPrinter } from './cronjob.js';
 import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter } from './cluster.js';
 import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
-import { endpointSlicePrinter, endpointsPrinter, servicePrinter } from './network.js';
+import { endpointSlicePrinter, endpointsPrinter, ipAddressPrinter, networkPolicyPrinter, serviceCIDRPrinter, servicePrinter } from './network.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
 import { jobPrinter } from './batch.js';
@@ -79,6 +79,9 @@ const printers = new Map<string, Printer>([
   ['apps/ReplicaSet', replicaSetPrinter],
   ['batch/CronJob', cronJobPrinter],
   ['discovery.k8s.io/EndpointSlice', endpointSlicePrinter],
+  ['networking.k8s.io/NetworkPolicy', networkPolicyPrinter],
+  ['networking.k8s.io/ServiceCIDR', serviceCIDRPrinter],
+  ['networking.k8s.io/IPAddress', ipAddressPrinter],
   ['events.k8s.io/Event', eventsV1Printer],
   ['scheduling.k8s.io/PriorityClass', priorityClassPrinter],
   ['certificates.k8s.io/CertificateSigningRequest', certificateSigningRequestPrinter],

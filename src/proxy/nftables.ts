@@ -1,0 +1,59 @@
+// How the node's proxy and network policy reach the kernel: nft scripts applied as one transaction
+// (`nft -f -`, all or nothing), and the ruleset read back as JSON. Unit tests use FakeNftables.
+import { spawn } from 'node:child_process';
+
+export interface Nftables {
+  /** Applies a script atomically; rejects with nft's own message when any line fails. */
+  apply(script: string): Promise<void>;
+  /** `nft -j list table <family> <name>`, parsed; undefined when the table does not exist. */
+  listTable(family: string, name: string): Promise<unknown[] | undefined>;
+}
+
+function nft(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('nft', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+export class NftCommand implements Nftables {
+  async apply(script: string): Promise<void> {
+    const { code, stderr } = await nft(['-f', '-'], script);
+    if (code !== 0) throw new Error(`nft: ${stderr.trim() || `exit ${code}`}`);
+  }
+
+  async listTable(family: string, name: string): Promise<unknown[] | undefined> {
+    const { code, stdout, stderr } = await nft(['-j', 'list', 'table', family, name]);
+    if (code !== 0) {
+      if (/No such file or directory/.test(stderr)) return undefined;
+      throw new Error(`nft: ${stderr.trim() || `exit ${code}`}`);
+    }
+    return (JSON.parse(stdout) as { nftables: unknown[] }).nftables;
+  }
+}
+
+/** Records the scripts it is given; tables are whatever a test puts in `tables`. */
+export class FakeNftables implements Nftables {
+  readonly scripts: string[] = [];
+  readonly tables = new Map<string, unknown[]>();
+  failNext?: Error;
+
+  async apply(script: string): Promise<void> {
+    if (this.failNext) {
+      const err = this.failNext;
+      this.failNext = undefined;
+      throw err;
+    }
+    this.scripts.push(script);
+  }
+
+  async listTable(family: string, name: string): Promise<unknown[] | undefined> {
+    return this.tables.get(`${family} ${name}`);
+  }
+}
