@@ -11,6 +11,7 @@ import { CronJobController } from './cronjob/controller.js';
 import { DaemonSetController } from './daemonset/daemonset.js';
 import { DeploymentController } from './deployment/deployment.js';
 import { DisruptionController } from './disruption/disruption.js';
+import { EndpointsController } from './endpoint/controller.js';
 import { EndpointSliceController } from './endpointslice/controller.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { JobController } from './job/job.js';
@@ -132,6 +133,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['disruption'],
     identity: 'disruption-controller',
     init: (ctx) => new DisruptionController(ctx),
+  },
+  {
+    name: 'endpoints-controller',
+    aliases: ['endpoint'],
+    identity: 'endpoint-controller',
+    init: (ctx) => new EndpointsController(ctx),
   },
   {
     name: 'endpointslice-controller',
