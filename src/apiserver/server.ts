@@ -34,6 +34,7 @@ import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthoriz
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
+import type { PortRange } from './registry/service/portallocator.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { toStatusError, writeError } from './http/respond.js';
 import { StatusError } from '../api/errors.js';
@@ -76,6 +77,10 @@ export interface ApiServerOptions {
   admission?: AdmissionPluginFlags;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
+  /** --service-cluster-ip-range: the default ServiceCIDR's CIDRs, made at first start (default 10.96.0.0/12). */
+  serviceClusterIPRange?: string;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: PortRange;
   clock?: Clock;
   logger: Logger;
 }
@@ -142,6 +147,7 @@ export class ApiServer implements Service {
       clock: this.clock,
       admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
+      nodePortRange: this.opts.serviceNodePortRange,
     });
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
@@ -206,7 +212,7 @@ export class ApiServer implements Service {
     const port = typeof addr === 'object' && addr ? addr.port : Number(portText);
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port });
+    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port }, { serviceClusterIPRange: this.opts.serviceClusterIPRange });
     await ensureJoinToken(this.registries, { dataDir, server: this.url, caPem: this.pki.ca.certPem });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
