@@ -35,6 +35,7 @@ import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
 import type { PortRange } from './registry/service/portallocator.js';
+import { ServiceAllocationRepair } from './registry/service/repair.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { toStatusError, writeError } from './http/respond.js';
 import { StatusError } from '../api/errors.js';
@@ -108,6 +109,7 @@ export class ApiServer implements Service {
   /** The components beside the API server, one thread each. */
   private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
+  private allocationRepair?: ServiceAllocationRepair;
   /** Reaches kubelets for pods/log (as kubeadm's apiserver-kubelet-client). */
   private kubeletClient?: KubeletClient;
   /** metrics.k8s.io, served in process where upstream aggregates metrics-server. */
@@ -213,6 +215,8 @@ export class ApiServer implements Service {
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port }, { serviceClusterIPRange: this.opts.serviceClusterIPRange });
+    this.allocationRepair = new ServiceAllocationRepair({ registries: this.registries, clock: this.clock, logger });
+    this.allocationRepair.start();
     await ensureJoinToken(this.registries, { dataDir, server: this.url, caPem: this.pki.ca.certPem });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
@@ -281,6 +285,7 @@ export class ApiServer implements Service {
     this.ready = false;
     await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
+    await this.allocationRepair?.stop();
     await this.metricsApi?.stop();
     this.kubeletClient?.close();
     await this.compactor?.stop();

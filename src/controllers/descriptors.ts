@@ -20,6 +20,7 @@ import { ReplicationManager } from './replicationcontroller/replicationcontrolle
 import { StatefulSetController } from './statefulset/statefulset.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
+import { ServiceCIDRController } from './servicecidrs/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -129,6 +130,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['disruption'],
     identity: 'disruption-controller',
     init: (ctx) => new DisruptionController(ctx),
+  },
+  {
+    name: 'service-cidr-controller',
+    aliases: [],
+    identity: 'service-cidrs-controller',
+    init: (ctx) => new ServiceCIDRController(ctx),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

@@ -10,10 +10,13 @@ import { Registries } from '../registries.js';
 import { bootstrapObjects } from '../../bootstrap.js';
 import { rangeOffset, usableRange } from './ipallocator.js';
 import { parsePortRange, portRangeOffset } from './portallocator.js';
-import { parsePrefix } from '../../../api/netip.js';
+import { parseAddr, parsePrefix } from '../../../api/netip.js';
 import { parseLabelSelector } from '../../../api/labels.js';
 import { parseFieldSelector } from '../../../api/fields.js';
 import { Selection } from '../selection.js';
+import { ServiceAllocationRepair } from './repair.js';
+import { FakeRecorder } from '../../../client/record/recorder.js';
+import { pino } from 'pino';
 
 const everything = () => new Selection(parseLabelSelector(''), parseFieldSelector(''));
 
@@ -142,6 +145,11 @@ describe('service IP and node port allocation', () => {
     assert.deepEqual([...(await a.nodePorts.claims()).keys()], [30080]);
     const requested = (await services.create('default', svc('mine', { clusterIP: '10.96.0.42' }), write)) as Service;
     assert.deepEqual(requested.spec?.clusterIPs, ['10.96.0.42']);
+    // Dynamic addresses stay out of the static band (the first 256 of a /12).
+    for (let i = 0; i < 10; i++) {
+      const dyn = (await services.create('default', svc(`dyn${i}`), write)) as Service;
+      assert.ok(parseAddr(dyn.spec!.clusterIP!)!.value >= parseAddr('10.96.1.1')!.value, dyn.spec!.clusterIP);
+    }
   });
 
   it('a failed create, a dry run and a delete leave nothing allocated', async () => {
@@ -199,5 +207,53 @@ describe('service IP and node port allocation', () => {
       s.spec!.clusterIPs = ['10.96.0.99'];
     }));
     assert.match(moved.message, /spec\.clusterIPs\[0\]: Invalid value: \[\]string\{"10\.96\.0\.99"\}: may not change once set/);
+  });
+});
+
+describe('allocation repair', () => {
+  it('re-creates missing IPAddresses and node port claims, frees leaked ones after the grace, with upstream events', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const store = new SqliteStore(':memory:');
+    const r = new Registries({ store, clock, admitter: noAdmission, synchronousWatch: store.synchronousWatch });
+    await r.start();
+    await bootstrapObjects(r, { ip: '127.0.0.1', port: 6443 });
+    const recorder = new FakeRecorder();
+    const repair = new ServiceAllocationRepair({ registries: r, clock, logger: pino({ level: 'silent' }), recorder });
+    try {
+      const s = (await r.of('', 'services').create('default', svc('web', { type: 'NodePort' }), write)) as Service;
+      const ip = s.spec!.clusterIP!;
+      const port = s.spec!.ports![0]!.nodePort!;
+      // Lost allocations: the IPAddress deleted behind the registry's back, the port's claim too.
+      await r.of('networking.k8s.io', 'ipaddresses').delete('', ip, {}, write);
+      await r.nodePorts.release(port);
+      // Leaks: an IPAddress and a port claim for a Service that never got stored.
+      await r.clusterIPs.allocate({ namespace: 'default', name: 'ghost' }, '10.96.0.77', false);
+      await r.nodePorts.allocate({ namespace: 'default', name: 'ghost' }, 30999, false);
+      await repair.runOnce();
+      assert.ok(r.cached('ipaddresses.networking.k8s.io', '', ip));
+      assert.ok((await r.nodePorts.claims()).has(port));
+      assert.deepEqual(recorder.events.map((e) => [e.object.name, e.reason, e.message]), [
+        ['web', 'ClusterIPNotAllocated', `Cluster IP [IPv4]: ${ip} is not allocated; repairing`],
+        ['web', 'PortNotAllocated', `Port ${port} is not allocated; repairing`],
+      ]);
+      // Within the grace the leaks stay (a create may be in flight), after it they go.
+      assert.ok(r.cached('ipaddresses.networking.k8s.io', '', '10.96.0.77'));
+      assert.ok((await r.nodePorts.claims()).has(30999));
+      await clock.advance(61_000);
+      await repair.runOnce();
+      assert.equal(r.cached('ipaddresses.networking.k8s.io', '', '10.96.0.77'), undefined);
+      assert.equal((await r.nodePorts.claims()).has(30999), false);
+      assert.deepEqual(recorder.events.slice(2).map((e) => [e.object.kind, e.reason, e.message]), [
+        ['IPAddress', 'IPAddressNotAllocated', 'IPAddress: 10.96.0.77 for Service default/ghost appears to have leaked: cleaning up'],
+      ]);
+      // What belongs to live services stays.
+      assert.ok(r.cached('ipaddresses.networking.k8s.io', '', ip));
+      assert.ok(r.cached('ipaddresses.networking.k8s.io', '', '10.96.0.1'));
+      assert.ok((await r.nodePorts.claims()).has(port));
+    } finally {
+      await repair.stop();
+      r.stop();
+      await store.close();
+    }
   });
 });

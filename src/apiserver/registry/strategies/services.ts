@@ -191,6 +191,9 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
     returnDeletedObject: true,
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
+      // upstream's normalizeClusterIPs: a lone clusterIP ("None" too) is also the list.
+      const s = spec(obj);
+      if (s.clusterIP && !s.clusterIPs?.length) s.clusterIPs = [s.clusterIP];
     },
     prepareForUpdate(obj, old) {
       obj.status = old.status;
