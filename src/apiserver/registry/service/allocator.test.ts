@@ -201,6 +201,22 @@ describe('service IP and node port allocation', () => {
     })).object as Service;
     assert.ok(cur.spec?.clusterIP);
     assert.ok(a.cached('ipaddresses.networking.k8s.io', '', cur.spec!.clusterIP!));
+    // LoadBalancer with externalTrafficPolicy Local: node ports and a health check port; back to ClusterIP frees both.
+    cur = (await update((s) => {
+      s.spec!.type = 'LoadBalancer';
+      s.spec!.externalTrafficPolicy = 'Local';
+      s.spec!.allocateLoadBalancerNodePorts = true;
+    })).object as Service;
+    const lbPorts = [cur.spec!.ports![0]!.nodePort!, cur.spec!.healthCheckNodePort!];
+    assert.ok(lbPorts.every((p) => p >= 30000), String(lbPorts));
+    assert.ok(lbPorts.every((p) => a.nodePorts.contains(p)));
+    assert.deepEqual([...(await a.nodePorts.claims()).keys()].sort(), [...lbPorts].sort());
+    cur = (await update((s) => {
+      s.spec!.type = 'ClusterIP';
+      delete s.spec!.externalTrafficPolicy;
+    })).object as Service;
+    assert.equal(cur.spec?.healthCheckNodePort, undefined);
+    assert.equal((await a.nodePorts.claims()).size, 0);
     // An update may not move the cluster IP.
     const moved = await failure(update((s) => {
       s.spec!.clusterIP = '10.96.0.99';

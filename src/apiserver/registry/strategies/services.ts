@@ -182,6 +182,19 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
     inThisService.add(mutable.nodePort!);
     if (!dryRun) txn.takenPorts.push(mutable.nodePort!);
   }
+  // A LoadBalancer with externalTrafficPolicy Local gets a health check node port too.
+  if (s.type !== 'LoadBalancer' || s.externalTrafficPolicy !== 'Local') return;
+  const requested = s.healthCheckNodePort ?? 0;
+  if (requested && (held.has(requested) || inThisService.has(requested))) return;
+  try {
+    if (requested) await alloc.nodePorts.allocate(ref, requested, dryRun);
+    else s.healthCheckNodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+  } catch (err) {
+    if (!(err instanceof AllocationError)) throw err;
+    if (!requested) throw internalError(`failed to allocate a nodePort: ${err.message}`);
+    throw invalidService(obj, invalid(Path.root('spec').child('healthCheckNodePort'), requested, err.message));
+  }
+  if (!dryRun) txn.takenPorts.push(s.healthCheckNodePort!);
 }
 
 export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
