@@ -42,6 +42,8 @@ export function parseAddr(s: string): Addr | undefined {
 /** The canonical text of an address (netip.Addr.String: RFC 5952 for IPv6). */
 export function formatAddr(a: Addr): string {
   if (a.family === 'IPv4') return [24n, 16n, 8n, 0n].map((s) => String((a.value >> s) & 255n)).join('.');
+  // An IPv4-mapped address keeps its dotted tail, as Go prints it.
+  if (a.value >> 32n === 0xffffn) return `::ffff:${formatAddr({ family: 'IPv4', value: a.value & 0xffffffffn })}`;
   const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((s) => Number((a.value >> s) & 0xffffn));
   // The longest run of two or more zero groups becomes "::" (the first of equal runs).
   let best = -1;
