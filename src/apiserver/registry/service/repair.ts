@@ -103,6 +103,8 @@ export class ServiceAllocationRepair {
         const current = await registries.lookup('ipaddresses.networking.k8s.io', '', ip);
         const want = ipAddressFor(ip, family, { namespace: svc.metadata.namespace!, name: svc.metadata.name! });
         if (!current) {
+          // The cache may still hold a Service deleted (and its address released) a moment ago.
+          if (!(await this.stillHolds(svc, (spec) => heldClusterIPs(spec).includes(ip)))) continue;
           this.ipEvents.event(serviceRef(svc), 'Warning', 'ClusterIPNotAllocated', `Cluster IP [${family}]: ${ip} is not allocated; repairing`);
           await this.createIgnoringExists(want);
           continue;
@@ -140,6 +142,17 @@ export class ServiceAllocationRepair {
     }
   }
 
+  /** A live read: the Service (the same one) still exists and holds what the check asks about. */
+  private async stillHolds(svc: StoredObject, holds: (spec: Service['spec']) => boolean): Promise<boolean> {
+    try {
+      const live = await this.opts.registries.read('services', svc.metadata.namespace ?? '', svc.metadata.name ?? '');
+      return live.metadata.uid === svc.metadata.uid && holds(live.spec);
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return false;
+      throw err;
+    }
+  }
+
   private async createIgnoringExists(ip: IPAddress): Promise<void> {
     try {
       await this.opts.registries.of('networking.k8s.io', 'ipaddresses').create('', ip as never, systemWrite);
@@ -167,6 +180,7 @@ export class ServiceAllocationRepair {
         }
         holders.set(port, svc);
         if (!claim) {
+          if (!(await this.stillHolds(svc, (spec) => heldNodePorts(spec).includes(port)))) continue;
           this.portEvents.event(serviceRef(svc), 'Warning', 'PortNotAllocated', `Port ${port} is not allocated; repairing`);
           await ports.allocate({ namespace: svc.metadata.namespace!, name: svc.metadata.name!, uid: svc.metadata.uid }, port, false).catch(() => undefined);
         }
