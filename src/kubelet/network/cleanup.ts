@@ -28,11 +28,11 @@ export async function deleteBridge(bridge: string): Promise<boolean> {
 }
 
 /**
- * Records net.ipv4.ip_forward in dataDir before anything of kite changes it (the bridge plugin sets
- * it to 1 for isGateway). Only the first record counts: a restarted kite must not record its own change.
+ * Records a sysctl's value in dataDir (as recordName) before kite changes it. Only the first record
+ * counts: a restarted kite must not record its own change.
  */
-export async function recordIpForward(dataDir: string, procFile = ipForwardPath): Promise<void> {
-  const record = join(dataDir, ipForwardRecord);
+export async function recordSysctl(dataDir: string, procFile: string, recordName: string): Promise<void> {
+  const record = join(dataDir, recordName);
   try {
     await readFile(record, 'utf8');
     return;
@@ -43,19 +43,23 @@ export async function recordIpForward(dataDir: string, procFile = ipForwardPath)
 }
 
 /** Writes the recorded value back and forgets it; returns the value restored, if any. */
-export async function restoreIpForward(dataDir: string, procFile = ipForwardPath): Promise<string | undefined> {
-  const record = join(dataDir, ipForwardRecord);
+export async function restoreSysctl(dataDir: string, procFile: string, recordName: string): Promise<string | undefined> {
+  const record = join(dataDir, recordName);
   let value: string;
   try {
     value = (await readFile(record, 'utf8')).trim();
   } catch {
     return undefined;
   }
-  if (value !== '0' && value !== '1') throw new Error(`unexpected ip_forward record ${JSON.stringify(value)} in ${record}`);
+  if (value !== '0' && value !== '1') throw new Error(`unexpected ${recordName} record ${JSON.stringify(value)} in ${record}`);
   if ((await readFile(procFile, 'utf8')).trim() !== value) await writeFile(procFile, `${value}\n`);
   await rm(record, { force: true });
   return value;
 }
+
+/** net.ipv4.ip_forward, which the bridge plugin sets to 1 for isGateway. */
+export const recordIpForward = (dataDir: string, procFile = ipForwardPath) => recordSysctl(dataDir, procFile, ipForwardRecord);
+export const restoreIpForward = (dataDir: string, procFile = ipForwardPath) => restoreSysctl(dataDir, procFile, ipForwardRecord);
 
 /** host-local's leases of the network and libcni's cached results for it. */
 export async function removeIpamState(opts: PodNetworkOptions = {}, resultsDir = cniResultsDir): Promise<void> {
