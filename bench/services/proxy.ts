@@ -124,9 +124,11 @@ async function main(): Promise<void> {
     for (let r = 0; r < 3; r++) bareFull.push(await timeIt(() => nft.apply(script)));
     const bare: number[] = [];
     const svc0 = svcList.find((s) => s.metadata?.name === 'svc-0')!;
-    let state = planService(svc0, [sliceFor(0)], node)!;
+    let state = plans[svcList.indexOf(svc0)];
+    let flip0 = flipped.get(0) ?? -1;
     for (let c = 0; c < Math.min(changes, 100); c++) {
-      const next = planService(svc0, [sliceFor(0, c % 2 === 0 ? 0 : -1)], node)!;
+      flip0 = flip0 === 0 ? -1 : 0;
+      const next = planService(svc0, [sliceFor(0, flip0)], node)!;
       const part = partialScript(node, [{ old: state, next }]);
       bare.push(await timeIt(() => nft.apply(part)));
       state = next;
