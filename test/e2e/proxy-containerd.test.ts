@@ -1,6 +1,6 @@
 // The node's service proxy on real containerd and real nftables (`kite up` on bridge kite-px, a
 // second `kite agent` on kite-px2): ClusterIP round-robin from a busybox pod over three nginx pods,
-// NodePort from the host on the gateway address, an endpoint-less Service refusing at once, a
+// ClientIP affinity, NodePort from the host on the gateway address, an endpoint-less Service refusing at once, a
 // readiness failure leaving the rules and coming back, a deleted pod's endpoint terminating, a
 // pod reaching itself (hairpin), a pod of the second node reaching the first's, and the network-safety
 // checks (no route out of a pod; the service range routed into kite's bridge and rejected, counted).
@@ -61,12 +61,13 @@ spec:
     command: ['sleep', '3600']
 `;
 
-const service = (name: string, type: 'ClusterIP' | 'NodePort', nodePort?: number) => `apiVersion: v1
+const service = (name: string, type: 'ClusterIP' | 'NodePort', nodePort?: number, affinity = 'None') => `apiVersion: v1
 kind: Service
 metadata:
   name: ${name}
 spec:
   type: ${type}
+  sessionAffinity: ${affinity}
   ports:
   - name: http
     port: 80
@@ -194,12 +195,14 @@ describe('service proxy on kite up (containerd, nftables)', { skip }, () => {
       new Map([
         ['web', () => true],
         ['self', (p: Pod) => p.metadata?.name === 'web-0'],
+        ['sticky', () => true],
       ]),
       (slice) => writes.push({ at: Date.now(), slice }),
     );
     k(['apply', '-f', '-'], service('web', 'NodePort', 30080));
     k(['apply', '-f', '-'], service('self', 'ClusterIP'));
     k(['apply', '-f', '-'], service('empty', 'ClusterIP'));
+    k(['apply', '-f', '-'], service('sticky', 'ClusterIP', undefined, 'ClientIP'));
     for (const i of [0, 1, 2]) k(['apply', '-f', '-'], webPod(i));
     k(['apply', '-f', '-'], clientPod('client'));
     k(['wait', '--for=condition=Ready', 'pod/web-0', 'pod/web-1', 'pod/web-2', 'pod/client', '--timeout=180s']);
@@ -219,6 +222,13 @@ describe('service proxy on kite up (containerd, nftables)', { skip }, () => {
   it('ClusterIP: a busybox pod reaches nginx, round-robin over the three replicas', () => {
     const bodies = wgetFrom('client', `http://${clusterIP('web')}`, 30);
     assert.deepEqual([...new Set(bodies)].sort(), ['web-0', 'web-1', 'web-2'], bodies.join(','));
+  });
+
+  it('sessionAffinity ClientIP: every request of one client goes to the same replica', () => {
+    const bodies = wgetFrom('client', `http://${clusterIP('sticky')}`, 10);
+    assert.equal(bodies.length, 10);
+    assert.equal(new Set(bodies).size, 1, bodies.join(','));
+    assert.match(bodies[0], /^web-[012]$/);
   });
 
   it('NodePort from the host on the gateway address (kubectl get svc shows 80:30080/TCP)', async () => {
@@ -281,7 +291,17 @@ describe('service proxy on kite up (containerd, nftables)', { skip }, () => {
     assert.match(podIP('client2'), /^10\.217\.241\./);
     const bodies = wgetFrom('client2', `http://${clusterIP('web')}`, 10);
     assert.ok(bodies.every((b) => b === 'web-0' || b === 'web-1'), bodies.join(','));
-    // The host's route stays on the first node's bridge (lower metric).
+    // The host's route stays on the first node's bridge (lower metric); each node has its own.
     assert.match(spawnSync('ip', ['route', 'get', '10.96.255.254'], { encoding: 'utf8' }).stdout, /dev kite-px /);
+    assert.match(spawnSync('ip', ['route', 'show', '10.96.0.0/12'], { encoding: 'utf8' }).stdout, /dev kite-px2 .*metric 56817/);
+    // Resetting the second node removes its table and route only.
+    await agent.stop();
+    resetCluster(agent.dataDir);
+    agent = undefined;
+    assert.equal(spawnSync('nft', ['list', 'table', 'ip', 'kite-proxy-kite-px2'], { encoding: 'utf8' }).status, 1);
+    assert.doesNotMatch(spawnSync('ip', ['route', 'show', '10.96.0.0/12'], { encoding: 'utf8' }).stdout, /kite-px2/);
+    assert.match(spawnSync('ip', ['route', 'get', '10.96.255.254'], { encoding: 'utf8' }).stdout, /dev kite-px /);
+    const afterReset = wgetFrom('client', `http://${clusterIP('web')}`, 6);
+    assert.ok(afterReset.every((b) => /^web-[01]$/.test(b)), afterReset.join(','));
   });
 });
