@@ -56,7 +56,7 @@ export function hashAndTruncate(name: string): string {
   return full.length > chainNameBaseLengthMax ? full.slice(0, chainNameBaseLengthMax - 3) + '...' : full;
 }
 
-interface EndpointInfo {
+export interface EndpointInfo {
   ip: string;
   port: number;
   ready: boolean;

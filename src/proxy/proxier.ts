@@ -115,11 +115,6 @@ export class Proxier implements Service {
     await Promise.all([this.services.stop(), this.slices.stop()]);
   }
 
-  /** Asks for a sync soon (coalesced with other changes). */
-  requestSync(): void {
-    this.runner.run();
-  }
-
   private plan(key: string): ServicePlan | undefined {
     const svc = this.services.indexer.getByKey(key);
     if (!svc) return undefined;
