@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { restoreSysctl } from '../kubelet/network/cleanup.js';
+import { restoreSysctl } from '../util/sysctl.js';
 import { ensureBridgeNetfilter, serviceRouteMetric } from './host.js';
 
 describe('host', () => {

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { recordSysctl, restoreSysctl } from '../kubelet/network/cleanup.js';
+import { recordSysctl, restoreSysctl } from '../util/sysctl.js';
 import type { Nftables } from './nftables.js';
 import { proxyTableFamily, proxyTableName } from './plan.js';
 

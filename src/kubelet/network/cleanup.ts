@@ -2,10 +2,10 @@
 // ip_forward flag the bridge plugin set, host-local's leases and libcni's cached results, and
 // mounts (netns, rootfs, shm) left under containerd's data dir.
 import { execFile } from 'node:child_process';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { writeFileAtomic } from '../../util/file.js';
+import { recordSysctl, restoreSysctl } from '../../util/sysctl.js';
 import { containerdPaths } from '../containerd/config.js';
 import { resolvePodNetwork, type PodNetworkOptions } from './cni.js';
 
@@ -25,36 +25,6 @@ export async function deleteBridge(bridge: string): Promise<boolean> {
     if (/Cannot find device|does not exist/.test(stderr)) return false;
     throw err;
   }
-}
-
-/**
- * Records a sysctl's value in dataDir (as recordName) before kite changes it. Only the first record
- * counts: a restarted kite must not record its own change.
- */
-export async function recordSysctl(dataDir: string, procFile: string, recordName: string): Promise<void> {
-  const record = join(dataDir, recordName);
-  try {
-    await readFile(record, 'utf8');
-    return;
-  } catch {
-    // not recorded yet
-  }
-  await writeFileAtomic(record, (await readFile(procFile, 'utf8')).trim() + '\n');
-}
-
-/** Writes the recorded value back and forgets it; returns the value restored, if any. */
-export async function restoreSysctl(dataDir: string, procFile: string, recordName: string): Promise<string | undefined> {
-  const record = join(dataDir, recordName);
-  let value: string;
-  try {
-    value = (await readFile(record, 'utf8')).trim();
-  } catch {
-    return undefined;
-  }
-  if (value !== '0' && value !== '1') throw new Error(`unexpected ${recordName} record ${JSON.stringify(value)} in ${record}`);
-  if ((await readFile(procFile, 'utf8')).trim() !== value) await writeFile(procFile, `${value}\n`);
-  await rm(record, { force: true });
-  return value;
 }
 
 /** net.ipv4.ip_forward, which the bridge plugin sets to 1 for isGateway. */
