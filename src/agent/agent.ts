@@ -1,6 +1,7 @@
 // A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
 // certificates, no shared admin credentials), then runs its node daemons as one group: the
-// container runtime, then the kubelet on it (started in that order, stopped in reverse). `kite
+// container runtime, the service proxy (on a pod network of kite's own), then the kubelet (started
+// in that order, stopped in reverse). `kite
 // agent` runs one; `kite up` runs one beside the API server.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,9 @@ import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { Client } from '../client/client.js';
+import { RestClient } from '../client/rest.js';
+import { NodeServiceProxy } from '../proxy/service.js';
 import { NodeRuntime } from './node-runtime.js';
 
 export interface AgentOptions {
@@ -107,7 +111,25 @@ export class Agent implements Service {
         cri?.close();
       },
     };
-    this.daemons = new ServiceGroup('node', [nodeRuntime, kubelet]);
+    // The proxy needs the bridge the runtime made; with an external CRI endpoint there is none of kite's.
+    let proxy: NodeServiceProxy | undefined;
+    let proxyClient: Client | undefined;
+    const serviceProxy: Service = {
+      name: 'kube-proxy',
+      start: async () => {
+        const net = nodeRuntime.podNetwork;
+        const gateway = nodeRuntime.gateway;
+        if (!net || !gateway) return;
+        proxyClient = new Client(new RestClient(credentials.rest));
+        proxy = new NodeServiceProxy({ client: proxyClient, dataDir: opts.dataDir, nodeName, bridge: net.bridge, podSubnet: net.subnet, gateway, clock: opts.clock, logger: opts.logger });
+        await proxy.start();
+      },
+      stop: async () => {
+        await proxy?.stop();
+        proxyClient?.close();
+      },
+    };
+    this.daemons = new ServiceGroup('node', [nodeRuntime, serviceProxy, kubelet]);
     await this.daemons.start();
   }
 
