@@ -193,9 +193,10 @@ export class Resolver {
           const ns = this.nameserver();
           records = [{ name: qname, type: 'NS', class: 'IN', ttl: recordTtl, data: ns.name }];
           additionals = ns.addresses.map((a) => addressRecord(ns.name, a));
-          break;
+        } else {
+          lookup = this.services(name);
         }
-      // falls through: an NS query below the apex is answered as any other type
+        break;
       default:
         // Whether the name exists decides NODATA or NXDOMAIN (CoreDNS's fake A lookup).
         lookup = this.services(name);
