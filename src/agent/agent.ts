@@ -133,7 +133,7 @@ export class Agent implements Service {
           opts.logger.info('no pod bridge of our own: cluster DNS not started');
           return;
         }
-        dns = new ClusterDns({ informers, address, domain: cfg.clusterDomain, upstream: opts.clusterDnsUpstream, node: { name: nodeName, client }, clock: opts.clock, logger: opts.logger });
+        dns = new ClusterDns({ informers, address, domain: cfg.clusterDomain, upstream: opts.clusterDnsUpstream, node: { name: nodeName, client, address }, clock: opts.clock, logger: opts.logger });
         await dns.start();
       },
       stop: async () => {

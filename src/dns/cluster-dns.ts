@@ -17,8 +17,13 @@ import { DnsServer, type Upstream } from './server.js';
 
 export const serviceNameLabel = 'kubernetes.io/service-name';
 export const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
-/** The managed-by value of the slices the agents keep for kube-dns. */
-export const clusterDnsManager = 'kite.io/cluster-dns';
+/**
+ * The managed-by value of the slices the agents keep for kube-dns (a label value may hold no "/":
+ * named like upstream's endpointslice-controller.k8s.io).
+ */
+export const clusterDnsManager = 'cluster-dns.kite.io';
+/** How long start() waits for the caches, as CoreDNS waits for the API before serving (then serves anyway). */
+const startupSyncMs = 5000;
 export const dnsNamespace = 'kube-system';
 export const dnsServiceName = 'kube-dns';
 
@@ -93,13 +98,19 @@ export interface ClusterDnsOptions {
   port?: number;
   domain?: string;
   upstream?: Upstream;
-  /** The node whose kube-dns EndpointSlice this server keeps; none in benchmarks and tests of the server alone. */
-  node?: { name: string; client: Client };
+  /**
+   * The node whose kube-dns EndpointSlice this server keeps, and the address it advertises there
+   * (the listening address on a node); none in benchmarks.
+   */
+  node?: { name: string; client: Client; address: string };
   clock: Clock;
   logger?: Logger;
 }
 
-/** The node's cluster DNS: serves once started; the informers fill in (SERVFAIL for absent names until they sync). */
+/**
+ * The node's cluster DNS: serves once the caches have synced, or after startupSyncMs without them
+ * (absent names are SERVFAIL until they sync).
+ */
 export class ClusterDns implements Service {
   readonly name = 'cluster-dns';
   private server?: DnsServer;
@@ -118,10 +129,14 @@ export class ClusterDns implements Service {
     this.server = new DnsServer({ address: opts.address, port: opts.port ?? 53, resolver, upstream: opts.upstream, logger: opts.logger });
     await this.server.start();
     if (opts.node) {
-      this.endpoints = new NodeDnsEndpoints({ ...opts.node, address: opts.address, informers: opts.informers, clock: opts.clock, logger: opts.logger });
+      this.endpoints = new NodeDnsEndpoints({ ...opts.node, informers: opts.informers, clock: opts.clock, logger: opts.logger });
       this.endpoints.start();
     }
     opts.informers.start();
+    const giveUp = new AbortController();
+    const timer = opts.clock.setTimer(startupSyncMs, () => giveUp.abort());
+    if (!(await opts.informers.waitForCacheSync(giveUp.signal))) opts.logger?.warn('cluster DNS serving before the API caches synced');
+    timer.cancel();
     opts.logger?.info({ address: opts.address, port: this.server.port, upstream: opts.upstream }, 'cluster DNS serving');
   }
 
