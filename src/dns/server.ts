@@ -106,8 +106,11 @@ export class DnsServer implements Service {
     if (tcp) await new Promise<void>((resolve) => tcp.close(() => resolve()));
   }
 
-  /** The reply to one wire message, or undefined when it deserves none (not a query, no header). */
-  async reply(query: Buffer, transport: 'udp' | 'tcp'): Promise<Buffer | undefined> {
+  /**
+   * The reply to one wire message, or undefined when it deserves none (not a query, no header).
+   * Synchronous but for a relay to the upstream, so the UDP path answers in the message's own turn.
+   */
+  reply(query: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined | Promise<Buffer | undefined> {
     let req: DecodedPacket;
     try {
       req = packet.decode(query);
@@ -117,29 +120,27 @@ export class DnsServer implements Service {
       return packet.encode({ id: query.readUInt16BE(0), type: 'response', flags: rcodes.FORMERR, questions: [], answers: [], authorities: [], additionals: [] });
     }
     if (req.type === 'response') return undefined;
-    const opt = req.additionals?.find((a): a is OptAnswer => a.type === 'OPT');
     const opcode = (req as DecodedPacket & { opcode?: string }).opcode;
     const questions = req.questions ?? [];
     let resolution: Resolution | typeof fallthrough;
     if (opcode !== 'QUERY') resolution = failure('NOTIMP');
     else if (questions.length !== 1) resolution = failure('FORMERR');
     else resolution = this.opts.resolver.resolve(questions[0]!);
-    if (resolution === fallthrough) {
-      if (!this.opts.upstream) resolution = failure('SERVFAIL');
-      else {
-        const answer = await (transport === 'udp' ? this.forwardUdp(query) : this.forwardTcp(query)).catch((err: unknown) => {
-          this.opts.logger?.debug({ err }, 'cluster DNS upstream');
-          return undefined;
-        });
-        if (answer) return answer;
-        resolution = failure('SERVFAIL');
-      }
-    }
+    if (resolution !== fallthrough) return this.encode(req, resolution, transport);
+    if (!this.opts.upstream) return this.encode(req, failure('SERVFAIL'), transport);
+    return (transport === 'udp' ? this.forwardUdp(query) : this.forwardTcp(query)).catch((err: unknown) => {
+      this.opts.logger?.debug({ err }, 'cluster DNS upstream');
+      return this.encode(req, failure('SERVFAIL'), transport);
+    });
+  }
+
+  private encode(req: DecodedPacket, resolution: Resolution, transport: 'udp' | 'tcp'): Buffer {
+    const opt = req.additionals?.find((a): a is OptAnswer => a.type === 'OPT');
     const reply: Packet = {
       id: req.id,
       type: 'response',
-      flags: (req.flags ?? 0) & packet.RECURSION_DESIRED | (resolution.authoritative ? packet.AUTHORITATIVE_ANSWER : 0) | rcodes[resolution.rcode],
-      questions,
+      flags: ((req.flags ?? 0) & packet.RECURSION_DESIRED) | (resolution.authoritative ? packet.AUTHORITATIVE_ANSWER : 0) | rcodes[resolution.rcode],
+      questions: req.questions,
       answers: resolution.answers,
       authorities: resolution.authorities,
       additionals: resolution.additionals,
@@ -151,12 +152,16 @@ export class DnsServer implements Service {
   }
 
   private serveUdp(udp: UdpSocket, msg: Buffer, rinfo: RemoteInfo): void {
-    this.reply(msg, 'udp').then(
-      (out) => {
-        if (out && this.udp === udp) udp.send(out, rinfo.port, rinfo.address);
-      },
-      (err: unknown) => this.opts.logger?.warn({ err }, 'cluster DNS query'),
-    );
+    const send = (out: Buffer | undefined) => {
+      if (out && this.udp === udp) udp.send(out, rinfo.port, rinfo.address);
+    };
+    try {
+      const out = this.reply(msg, 'udp');
+      if (out instanceof Promise) out.then(send, (err: unknown) => this.opts.logger?.warn({ err }, 'cluster DNS query'));
+      else send(out);
+    } catch (err) {
+      this.opts.logger?.warn({ err }, 'cluster DNS query');
+    }
   }
 
   private serveTcp(socket: Socket): void {
@@ -245,8 +250,8 @@ export function encodeWithin(reply: Packet, opt: Answer[], limit: number): Buffe
     authorities: authorities.slice(0, ns),
     additionals: [...additionals.slice(0, extra), ...opt],
   });
-  const whole = build(answers.length, authorities.length, additionals.length, false);
-  if (packet.encodingLength(whole) <= limit) return packet.encode(whole);
+  const whole = packet.encode(build(answers.length, authorities.length, additionals.length, false));
+  if (whole.length <= limit) return whole;
   const most = (max: number, fits: (n: number) => boolean): number => {
     let lo = 0;
     let hi = max;
