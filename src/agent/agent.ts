@@ -1,7 +1,7 @@
 // A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
 // certificates, no shared admin credentials), then runs its node daemons as one group: the
-// container runtime, then the kubelet on it (started in that order, stopped in reverse). `kite
-// agent` runs one; `kite up` runs one beside the API server.
+// container runtime, NetworkPolicy enforcement on its bridge, then the kubelet on it (started in
+// that order, stopped in reverse). `kite agent` runs one; `kite up` runs one beside the API server.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -13,6 +13,10 @@ import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { Client } from '../client/client.js';
+import { RestClient } from '../client/rest.js';
+import { NftCommand } from '../proxy/nftables.js';
+import { NetworkPolicyEnforcer } from '../proxy/networkpolicy/enforcer.js';
 import { NodeRuntime } from './node-runtime.js';
 
 export interface AgentOptions {
@@ -107,7 +111,22 @@ export class Agent implements Service {
         cri?.close();
       },
     };
-    this.daemons = new ServiceGroup('node', [nodeRuntime, kubelet]);
+    // Policy needs the node's own bridge: none with an external runtime's network.
+    let enforcer: NetworkPolicyEnforcer | undefined;
+    const networkPolicy: Service = {
+      name: 'network-policy',
+      start: async () => {
+        const bridge = nodeRuntime.network?.bridge;
+        if (!bridge) return;
+        const client = new Client(new RestClient(credentials.rest));
+        enforcer = new NetworkPolicyEnforcer({ client, nodeName: cfg.nodeName, bridge, nft: new NftCommand(), clock: opts.clock, logger: opts.logger });
+        await enforcer.start();
+      },
+      stop: async () => {
+        await enforcer?.stop();
+      },
+    };
+    this.daemons = new ServiceGroup('node', [nodeRuntime, networkPolicy, kubelet]);
     await this.daemons.start();
   }
 

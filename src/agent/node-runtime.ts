@@ -13,6 +13,8 @@ import { recordIpForward, resetPodNetwork } from '../kubelet/network/cleanup.js'
 import { ensureBridge } from '../kubelet/network/bridge.js';
 import { removePodCgroups } from '../kubelet/cm/cgroups.js';
 import type { Service } from '../util/lifecycle.js';
+import { NftCommand } from '../proxy/nftables.js';
+import { deletePolicyTable, policyTableName } from '../proxy/networkpolicy/planner.js';
 
 /** What an agent made on this machine, written before anything is made. */
 export interface NodeRecord {
@@ -55,6 +57,7 @@ export class NodeRuntime implements Service {
   private supervisor?: Supervisor;
   private endpointPath = '';
   private gatewayAddress?: string;
+  private podNetwork?: ResolvedPodNetwork;
 
   constructor(private readonly opts: NodeRuntimeOptions) {}
 
@@ -66,6 +69,11 @@ export class NodeRuntime implements Service {
   /** The pod bridge's address (the pods' gateway), once started with a network of kite's own. */
   get gateway(): string | undefined {
     return this.gatewayAddress;
+  }
+
+  /** The pod network of kite's own, once started with one. */
+  get network(): ResolvedPodNetwork | undefined {
+    return this.podNetwork;
   }
 
   async start(): Promise<void> {
@@ -87,6 +95,7 @@ export class NodeRuntime implements Service {
     if (!containerd) return;
     await recordIpForward(opts.dataDir);
     this.gatewayAddress = await ensureBridge(network!);
+    this.podNetwork = network;
     await writeCniConfig(containerd.paths.cniConfDir, network);
     const how = await containerd.start();
     opts.logger.info({ socket: containerd.socket, how, pid: containerd.processId }, 'containerd ready');
@@ -105,14 +114,24 @@ export class NodeRuntime implements Service {
 
 /**
  * The host half of `kite reset` for one node, after its pods are stopped over CRI: containerd, its
- * mounts, the bridge, IPAM state, ip_forward and the pods' cgroups.
+ * mounts, the bridge, IPAM state, ip_forward, its NetworkPolicy table and the pods' cgroups.
  */
 export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: Clock): Promise<{ busyCgroups: string[] }> {
   if (record.ownContainerd) {
     const containerd = new Containerd({ dataDir: containerdDir(dataDir), registryHost: '127.0.0.1:0', sandboxImage: '', clock });
     await containerd.stop();
     await resetPodNetwork({ dataDir, containerdDataDir: containerdDir(dataDir), network: record.network });
+    if (record.network) await removePolicyTable(record.network.bridge);
   }
   const { busy } = await removePodCgroups(record.cgroupRoot);
   return { busyCgroups: busy };
+}
+
+/** Deletes the node's policy table (only that one); nothing to do without nft or the table. */
+async function removePolicyTable(bridge: string): Promise<void> {
+  try {
+    await new NftCommand().apply(deletePolicyTable(policyTableName(bridge)));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
