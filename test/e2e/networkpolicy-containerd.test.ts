@@ -86,7 +86,7 @@ const allowClientEgressToWeb = policy(
 
 /** The node's table as `nft list table` prints it, or undefined when it does not exist. */
 function listTable(): string | undefined {
-  const r = spawnSync('nft', ['list', 'table', 'ip', table], { encoding: 'utf8' });
+  const r = spawnSync('nft', ['list', 'table', 'inet', table], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout : undefined;
 }
 

@@ -17,7 +17,7 @@ import type { Logger } from '../../util/log.js';
 import type { Service } from '../../util/lifecycle.js';
 import { Periodic } from '../../util/periodic.js';
 import type { Nftables } from '../nftables.js';
-import { planPolicyRuleset, policyTableName, type PolicyPod } from './planner.js';
+import { planPolicyRuleset, policyTableFamily, policyTableName, type PolicyPod } from './planner.js';
 
 export interface NetworkPolicyEnforcerOptions {
   client: Client;
@@ -33,7 +33,9 @@ export interface NetworkPolicyEnforcerOptions {
   bridgeNfCallFile?: string;
 }
 
-const retryMs = 5_000;
+// A failed apply is retried after 5 s, doubling to a minute while it keeps failing.
+const firstRetryMs = 5_000;
+const maxRetryMs = 60_000;
 
 /** The pod as policy sees it, or undefined when it has no pod-network IPv4 address to filter. */
 export function policyPod(pod: Pod): PolicyPod | undefined {
@@ -60,6 +62,7 @@ export class NetworkPolicyEnforcer implements Service {
   private dirty = false;
   private running?: Promise<void>;
   private retry?: Timer;
+  private retryMs = firstRetryMs;
   private stopped = false;
 
   constructor(private readonly opts: NetworkPolicyEnforcerOptions) {
@@ -76,7 +79,7 @@ export class NetworkPolicyEnforcer implements Service {
       clock: opts.clock,
       periodMs: opts.checkPeriodMs ?? 30_000,
       run: async () => {
-        if (this.applied !== undefined && (await opts.nft.listTable('ip', this.table)) === undefined) {
+        if (this.applied !== undefined && (await opts.nft.listTable(policyTableFamily, this.table)) === undefined) {
           opts.logger.warn({ table: this.table }, 'network policy table missing; applying it again');
           this.applied = undefined;
           await this.sync();
@@ -108,13 +111,17 @@ export class NetworkPolicyEnforcer implements Service {
   /** Plans and applies now, after whatever sync is under way; resolves when the state it saw is in the kernel (or failed). */
   async sync(): Promise<void> {
     this.requestSync();
-    await this.running;
+    while (this.running) await this.running;
   }
 
   private requestSync(): void {
     this.dirty = true;
     if (this.running || this.stopped || !this.pods.hasSynced()) return;
-    this.running = this.loop().finally(() => (this.running = undefined));
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+      // A change that came after the loop's last look.
+      if (this.dirty) this.requestSync();
+    });
   }
 
   private async loop(): Promise<void> {
@@ -143,11 +150,13 @@ export class NetworkPolicyEnforcer implements Service {
     try {
       await opts.nft.apply(script);
       this.applied = script;
+      this.retryMs = firstRetryMs;
       opts.logger.debug({ table: this.table, bytes: script.length }, 'network policy table applied');
     } catch (err) {
-      opts.logger.error({ err, table: this.table }, `network policy table not applied; retrying in ${retryMs / 1000}s`);
+      opts.logger.error({ err, table: this.table }, `network policy table not applied; retrying in ${this.retryMs / 1000}s`);
       this.retry?.cancel();
-      this.retry = opts.clock.setTimer(retryMs, () => this.requestSync());
+      this.retry = opts.clock.setTimer(this.retryMs, () => this.requestSync());
+      this.retryMs = Math.min(this.retryMs * 2, maxRetryMs);
     }
   }
 

@@ -22,15 +22,19 @@ const state = (policies: NetworkPolicy[]): PolicyState => ({
   policies,
 });
 
-const head = `table ip kite-policy-kite-np {}
-delete table ip kite-policy-kite-np
-table ip kite-policy-kite-np {
+const head = `table inet kite-policy-kite-np {}
+delete table inet kite-policy-kite-np
+table inet kite-policy-kite-np {
 \tchain forward {
 \t\ttype filter hook forward priority filter; policy accept;
 \t\tct state established,related accept
 `;
 
-void test('no policy: only the forward chain, nothing isolated', () => {
+const ipv6Drops = `\t\tmeta nfproto ipv6 iifname "kite-np" counter drop comment "pods are IPv4-only while policies isolate them"
+\t\tmeta nfproto ipv6 oifname "kite-np" counter drop comment "pods are IPv4-only while policies isolate them"
+`;
+
+void test('no policy: only the forward chain, nothing isolated, IPv6 untouched', () => {
   assert.equal(planPolicyRuleset(state([])), `${head}\t}\n}\n`);
 });
 
@@ -38,7 +42,7 @@ void test('default deny ingress isolates every local pod of the namespace, with 
   const deny = policy('default', 'deny', { podSelector: {}, policyTypes: ['Ingress'] });
   assert.equal(
     planPolicyRuleset(state([deny])),
-    `${head}\t\toifname "kite-np" ip daddr vmap { 10.217.245.4 : jump ingress-10.217.245.4, 10.217.245.5 : jump ingress-10.217.245.5 }
+    `${head}${ipv6Drops}\t\toifname "kite-np" ip daddr vmap { 10.217.245.4 : jump ingress-10.217.245.4, 10.217.245.5 : jump ingress-10.217.245.5 }
 \t}
 \tchain ingress-10.217.245.4 {
 \t\tip saddr 10.217.245.4 accept
@@ -71,7 +75,7 @@ void test('ingress peers (podSelector, namespaceSelector, ipBlock with except) a
   });
   assert.equal(
     planPolicyRuleset(state([web, out])),
-    `${head}\t\tiifname "kite-np" ip saddr vmap { 10.217.245.5 : jump egress-10.217.245.5 }
+    `${head}${ipv6Drops}\t\tiifname "kite-np" ip saddr vmap { 10.217.245.5 : jump egress-10.217.245.5 }
 \t\toifname "kite-np" ip daddr vmap { 10.217.245.4 : jump ingress-10.217.245.4 }
 \t}
 \tchain egress-10.217.245.5 {
@@ -117,11 +121,21 @@ void test('what selects and allows nothing: other namespaces, other types, unres
   for (const c of cases) {
     const script = planPolicyRuleset(state(c.policies));
     const found = [...script.matchAll(/chain ((?:in|e)gress-[0-9.]+)/g)].map((m) => m[1]);
-    const allows = [...script.matchAll(/(accept|return) comment "[^"]+"/g)].map((m) => m[0]);
+    const allows = [...script.matchAll(/\t\t(.*(?:accept|return) comment "[^"]+")/g)].map((m) => m[1]);
     assert.deepEqual([...found, ...allows], c.chains, c.name);
   }
 });
 
 void test('the reset script removes only the node\'s table, present or not', () => {
-  assert.equal(deletePolicyTable(policyTableName('kite-np')), 'table ip kite-policy-kite-np {}\ndelete table ip kite-policy-kite-np\n');
+  assert.equal(deletePolicyTable(policyTableName('kite-np')), 'table inet kite-policy-kite-np {}\ndelete table inet kite-policy-kite-np\n');
+});
+
+void test('values validation refuses never reach nft: bad ports and protocols are skipped, not fatal', () => {
+  const bad = policy('default', 'bad', {
+    podSelector: { matchLabels: { app: 'web' } },
+    policyTypes: ['Ingress'],
+    ingress: [{ ports: [{ protocol: 'TCP', port: 0 }, { protocol: 'TCP', port: 90, endPort: 80 }, { protocol: 'ICMP', port: 1 }, { protocol: 'UDP', port: 53 }] }],
+  });
+  const script = planPolicyRuleset(state([bad]));
+  assert.deepEqual([...script.matchAll(/\t\t(.*) accept comment/g)].map((m) => m[1]), ['udp dport 53']);
 });

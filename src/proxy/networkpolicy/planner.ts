@@ -1,5 +1,5 @@
 // The pure half of NetworkPolicy enforcement: (policies, pods, namespaces) → one nftables table for
-// the node, replaced whole in one transaction. Layout, in the table `kite-policy-<bridge>` (family ip):
+// the node, replaced whole in one transaction. Layout, in the table `inet kite-policy-<bridge>`:
 //
 //   chain forward   filter hook forward: replies (established, related) pass; traffic leaving a
 //                   local pod isolated for egress jumps to its egress chain, traffic to a local pod
@@ -8,6 +8,9 @@
 //                   then a counted drop naming the pod: what `nft list table` shows a user whose
 //                   Running pod is unreachable because of a policy;
 //   chain ingress-<podIP>  the same for traffic to the pod, accepting.
+//
+// Pods have IPv4 addresses only, so policies speak IPv4; while any local pod is isolated, IPv6
+// across the bridge is dropped, or pods' link-local addresses would bypass every policy.
 //
 // Only the forward hook is filtered: traffic between a pod and its own node (the kubelet's probes,
 // the node's cluster DNS on the bridge's gateway) is always allowed, as upstream's documentation
@@ -49,6 +52,7 @@ export interface PolicyState {
 }
 
 export const policyTableName = (bridge: string): string => `kite-policy-${bridge}`;
+export const policyTableFamily = 'inet';
 
 type Direction = 'ingress' | 'egress';
 
@@ -109,6 +113,11 @@ const inBlock = (ip: string, b: Block) => {
 const nftSet = (items: string[]) => (items.length === 1 ? items[0]! : `{ ${items.join(', ')} }`);
 const nftProto = (protocol: string | undefined) => (protocol ?? 'TCP').toLowerCase();
 
+const nftProtocols = new Set(['tcp', 'udp', 'sctp']);
+const isPort = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 65535;
+const validRange = (p: NetworkPolicyPort) =>
+  typeof p.port !== 'number' ? p.endPort === undefined : isPort(p.port) && (p.endPort === undefined || (isPort(p.endPort) && p.endPort >= p.port));
+
 /** Port ranges merged and sorted, as nft wants an interval set (no overlaps). */
 function mergeRanges(ranges: [number, number][]): string[] {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -132,6 +141,8 @@ function portMatches(ports: readonly NetworkPolicyPort[], resolve: (name: string
   const allPorts = new Set<string>();
   for (const p of ports) {
     const proto = nftProto(p.protocol);
+    // Validation refuses anything else; one bad value must not fail the node's whole transaction.
+    if (!nftProtocols.has(proto) || !validRange(p)) continue;
     if (p.port === undefined) allPorts.add(proto);
     else if (typeof p.port === 'number') (ranges.get(proto) ?? ranges.set(proto, []).get(proto)!).push([p.port, p.endPort ?? p.port]);
     else for (const n of resolve(p.port, p.protocol ?? 'TCP')) (ranges.get(proto) ?? ranges.set(proto, []).get(proto)!).push([n, n]);
@@ -141,7 +152,7 @@ function portMatches(ports: readonly NetworkPolicyPort[], resolve: (name: string
 }
 
 const namedPort = (pod: PolicyPod, name: string, protocol: string): number[] =>
-  pod.ports.filter((p) => p.name === name && p.protocol === protocol).map((p) => p.port);
+  pod.ports.filter((p) => p.name === name && p.protocol === protocol && isPort(p.port)).map((p) => p.port);
 
 const ipNumber = (ip: string) => ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
 const byIP = (a: PolicyPod, b: PolicyPod) => ipNumber(a.ip) - ipNumber(b.ip);
@@ -160,7 +171,7 @@ function allowRules(state: PolicyState, pod: PolicyPod, dir: Direction, verdict:
     rules.forEach((rule, i) => {
       const note = comment(`${policyNs}/${np.metadata?.name ?? ''} ${dir}[${i}]`);
       const emit = (addrMatches: string[], portMs: string[]) => {
-        for (const a of addrMatches) for (const m of portMs) lines.push(`\t\t${[a, m].filter(Boolean).join(' ')} ${verdict}${note}`);
+        for (const a of addrMatches) for (const m of portMs) lines.push(`\t\t${[a, m, verdict].filter(Boolean).join(' ')}${note}`);
       };
       const peers: NetworkPolicyPeer[] = ('from' in rule ? rule.from : 'to' in rule ? rule.to : undefined) ?? [];
       const ports: NetworkPolicyPort[] = rule.ports ?? [];
@@ -219,12 +230,13 @@ export function planPolicyRuleset(state: PolicyState): string {
     '\tchain forward {',
     '\t\ttype filter hook forward priority filter; policy accept;',
     '\t\tct state established,related accept',
+    ...(chains.length ? [`\t\tmeta nfproto ipv6 iifname "${bridge}" counter drop comment "pods are IPv4-only while policies isolate them"`, `\t\tmeta nfproto ipv6 oifname "${bridge}" counter drop comment "pods are IPv4-only while policies isolate them"`] : []),
     ...(jumps.egress.length ? [`\t\tiifname "${bridge}" ip saddr vmap { ${jumps.egress.join(', ')} }`] : []),
     ...(jumps.ingress.length ? [`\t\toifname "${bridge}" ip daddr vmap { ${jumps.ingress.join(', ')} }`] : []),
     '\t}',
   ].join('\n');
-  return [`table ip ${table} {}`, `delete table ip ${table}`, `table ip ${table} {`, forward, ...chains, '}', ''].join('\n');
+  return [`table inet ${table} {}`, `delete table inet ${table}`, `table inet ${table} {`, forward, ...chains, '}', ''].join('\n');
 }
 
 /** The script `kite reset` (and a stopping node that cleans up) applies: the table, gone. */
-export const deletePolicyTable = (table: string): string => `table ip ${table} {}\ndelete table ip ${table}\n`;
+export const deletePolicyTable = (table: string): string => `table inet ${table} {}\ndelete table inet ${table}\n`;
