@@ -99,6 +99,7 @@ function dropCount(pod: string, direction: 'ingress' | 'egress'): number | undef
 describe('NetworkPolicy on kite up (containerd, nftables)', { skip }, () => {
   let cluster: KiteCluster;
   let webIP = '';
+  let webLinkLocal = '';
   const k = (args: string[], input?: string) => kubectlOk(cluster, args, input);
   const apply = (yaml: string) => k(['apply', '-f', '-'], yaml).trim();
   /** `wget` from a client pod to the server's pod IP: true when nginx's page came back (busybox 1.35's `wget -T` crashes: `timeout` bounds it). */
@@ -106,6 +107,8 @@ describe('NetworkPolicy on kite up (containerd, nftables)', { skip }, () => {
     const r = kubectl(cluster, ['exec', '-n', namespace, pod, '--', 'timeout', '3', 'wget', '-qO-', `http://${webIP}`]);
     return r.code === 0 && r.stdout.includes('Welcome to nginx!');
   };
+  /** ICMPv6 to the server's link-local address, which no policy could name: only IPv4 may cross the bridge under policy. */
+  const pings6 = (pod: string) => kubectl(cluster, ['exec', pod, '--', 'ping', '-6', '-c', '1', '-W', '2', webLinkLocal]).code === 0;
   /** Policies take effect within moments of the write: poll until the path is as expected. */
   const expectReach = (pod: string, namespace: string, want: boolean, what: string) =>
     eventually(() => (reaches(pod, namespace) === want ? true : undefined), what, 20_000);
@@ -128,7 +131,9 @@ describe('NetworkPolicy on kite up (containerd, nftables)', { skip }, () => {
     }
     webIP = k(['get', 'pod', 'web', '-o', 'jsonpath={.status.podIP}']);
     assert.match(webIP, /^10\.217\.245\.\d+$/);
+    webLinkLocal = `${/inet6 (fe80::[0-9a-f:]+)\/64/.exec(k(['exec', 'web', '--', 'ip', '-6', 'addr', 'show', 'eth0']))?.[1]}%eth0`;
     assert.ok(reaches('client'), 'client reaches web');
+    assert.ok(pings6('client'), `client pings ${webLinkLocal}`);
     assert.ok(reaches('outsider', 'np-other'), 'outsider reaches web');
   });
 
@@ -138,6 +143,7 @@ describe('NetworkPolicy on kite up (containerd, nftables)', { skip }, () => {
     assert.equal(reaches('outsider', 'np-other'), false);
     const drops = dropCount('default/web', 'ingress');
     assert.ok(drops !== undefined && drops > 0, `drop counter of default/web: ${drops}`);
+    assert.equal(pings6('client'), false, 'no IPv6 around the policy');
     // Node-local traffic is always allowed: the host still fetches the page, and readiness holds.
     const res = await fetch(`http://${webIP}/`, { signal: AbortSignal.timeout(5_000) });
     assert.match(await res.text(), /Welcome to nginx!/);
