@@ -18,7 +18,7 @@
 // br_netfilter hands bridged IPv4 to the ip hooks (bridge-nf-call-iptables=1). The service proxy
 // DNATs in prerouting, so a Service's traffic is seen here with the backend pod's IP.
 import type { NetworkPolicy } from '../../api/types.js';
-import type { NetworkPolicyPeer, NetworkPolicyPort } from 'kubernetes-types/networking/v1.js';
+import type { NetworkPolicyEgressRule, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort } from 'kubernetes-types/networking/v1.js';
 import { labelSelectorAsSelector, nothing, type Labels, type Selector } from '../../api/labels.js';
 import { cidrContains, ipv4CIDRString, parseCIDRSloppy, type ParsedCIDR } from '../../api/validation/names.js';
 
@@ -59,13 +59,20 @@ type Direction = 'ingress' | 'egress';
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 const podKey = (p: PolicyPod) => `${p.namespace}/${p.name}`;
 
-function selector(sel: unknown): Selector {
+// Informers hand out the same objects until they change, so a selector is parsed once per version.
+const parsed = new WeakMap<object, Selector>();
+
+function selector(sel: object): Selector {
+  let s = parsed.get(sel);
+  if (s) return s;
   try {
-    return labelSelectorAsSelector(sel as Parameters<typeof labelSelectorAsSelector>[0]);
+    s = labelSelectorAsSelector(sel as Parameters<typeof labelSelectorAsSelector>[0]);
   } catch {
     // Validation refuses such selectors; one stored before it existed matches nothing.
-    return nothing();
+    s = nothing();
   }
+  parsed.set(sel, s);
+  return s;
 }
 
 /** Whether the policy is about this direction: its policyTypes (defaulted by the API server). */
@@ -161,42 +168,61 @@ const sortIPs = (ips: Iterable<string>) => [...new Set(ips)].sort((a, b) => ipNu
 /** nft keeps at most 128 bytes of a rule's comment; names are DNS names, so no quoting is needed. */
 const comment = (text: string) => ` comment "${text.slice(0, 127)}"`;
 
-/** One direction's allow rules for `pod`, each ending in `verdict`. */
-function allowRules(state: PolicyState, pod: PolicyPod, dir: Direction, verdict: string): string[] {
+/** A rule's peers as nft matches, and (egress) its whole lines: the same for every pod the policy selects. */
+interface CompiledRule {
+  addrMatches: string[];
+  egressLines?: string[];
+}
+
+/** Compiles each rule once per plan, however many local pods its policy selects. */
+type RuleCache = Map<object, CompiledRule>;
+
+function compileRule(state: PolicyState, np: NetworkPolicy, rule: NetworkPolicyIngressRule | NetworkPolicyEgressRule, dir: Direction, note: string): CompiledRule {
   const addr = dir === 'ingress' ? 'ip saddr' : 'ip daddr';
+  const policyNs = np.metadata?.namespace ?? '';
+  const peers: NetworkPolicyPeer[] = ('from' in rule ? rule.from : 'to' in rule ? rule.to : undefined) ?? [];
+  const selectorPods = peers.filter((p) => !p.ipBlock).flatMap((p) => peerPods(state, p, policyNs));
+  const blocks = peers.map(ipv4Block).filter((b): b is Block => !!b);
+  // Source or destination matches: selector peers as one set of pod IPs, each ipBlock on its own.
+  const addrMatches: string[] = [];
+  if (peers.length === 0) addrMatches.push('');
+  if (selectorPods.length > 0) addrMatches.push(`${addr} ${nftSet(sortIPs(selectorPods.map((p) => p.ip)))}`);
+  for (const b of blocks) {
+    const except = b.except.length ? ` ${addr} != ${nftSet(b.except.map(ipv4CIDRString))}` : '';
+    addrMatches.push(`${addr} ${ipv4CIDRString(b.cidr)}${except}`);
+  }
+  if (dir === 'ingress') return { addrMatches };
+  // Egress resolves named ports on each destination pod: (IP, protocol, port) elements.
+  const ports: NetworkPolicyPort[] = rule.ports ?? [];
+  const named = ports.filter((p) => typeof p.port === 'string');
+  const numeric = named.length === 0 ? ports : ports.filter((p) => typeof p.port !== 'string');
+  const egressLines = numeric.length > 0 || ports.length === 0 ? ruleLines(addrMatches, portMatches(numeric, () => []), 'return', note) : [];
+  if (named.length > 0) {
+    const destinations = peers.length === 0 ? state.pods : [...selectorPods, ...state.pods.filter((p) => blocks.some((b) => inBlock(p.ip, b)))];
+    const elements = new Set<string>();
+    for (const d of [...destinations].sort(byIP)) {
+      for (const p of named) for (const n of namedPort(d, String(p.port), p.protocol ?? 'TCP')) elements.add(`${d.ip} . ${nftProto(p.protocol)} . ${n}`);
+    }
+    if (elements.size > 0) egressLines.push(`\t\tip daddr . meta l4proto . th dport ${nftSet([...elements])} return${note}`);
+  }
+  return { addrMatches, egressLines };
+}
+
+const ruleLines = (addrMatches: string[], portMs: string[], verdict: string, note: string) =>
+  addrMatches.flatMap((a) => portMs.map((m) => `\t\t${[a, m, verdict].filter(Boolean).join(' ')}${note}`));
+
+/** One direction's allow rules for `pod`: accept (ingress) or return (egress) when a rule allows. */
+function allowRules(state: PolicyState, pod: PolicyPod, dir: Direction, cache: RuleCache): string[] {
   const lines: string[] = [];
   for (const np of policiesFor(state, pod, dir).sort(byKey((p) => p.metadata?.name ?? ''))) {
-    const policyNs = np.metadata?.namespace ?? '';
     const rules = (dir === 'ingress' ? np.spec?.ingress : np.spec?.egress) ?? [];
     rules.forEach((rule, i) => {
-      const note = comment(`${policyNs}/${np.metadata?.name ?? ''} ${dir}[${i}]`);
-      const emit = (addrMatches: string[], portMs: string[]) => {
-        for (const a of addrMatches) for (const m of portMs) lines.push(`\t\t${[a, m, verdict].filter(Boolean).join(' ')}${note}`);
-      };
-      const peers: NetworkPolicyPeer[] = ('from' in rule ? rule.from : 'to' in rule ? rule.to : undefined) ?? [];
-      const ports: NetworkPolicyPort[] = rule.ports ?? [];
-      const selectorPods = peers.filter((p) => !p.ipBlock).flatMap((p) => peerPods(state, p, policyNs));
-      const blocks = peers.map(ipv4Block).filter((b): b is Block => !!b);
-      // Source or destination matches: selector peers as one set of pod IPs, each ipBlock on its own.
-      const addrMatches: string[] = [];
-      if (peers.length === 0) addrMatches.push('');
-      if (selectorPods.length > 0) addrMatches.push(`${addr} ${nftSet(sortIPs(selectorPods.map((p) => p.ip)))}`);
-      for (const b of blocks) {
-        const except = b.except.length ? ` ${addr} != ${nftSet(b.except.map(ipv4CIDRString))}` : '';
-        addrMatches.push(`${addr} ${ipv4CIDRString(b.cidr)}${except}`);
-      }
-      // Ingress resolves named ports on the pod itself; egress on each destination pod.
-      if (dir === 'ingress') return emit(addrMatches, portMatches(ports, (name, proto) => namedPort(pod, name, proto)));
-      const named = ports.filter((p) => typeof p.port === 'string');
-      if (named.length === 0) return emit(addrMatches, portMatches(ports, () => []));
-      const numeric = ports.filter((p) => typeof p.port !== 'string');
-      if (numeric.length > 0) emit(addrMatches, portMatches(numeric, () => []));
-      const destinations = peers.length === 0 ? state.pods : [...selectorPods, ...state.pods.filter((p) => blocks.some((b) => inBlock(p.ip, b)))];
-      const elements = new Set<string>();
-      for (const d of [...destinations].sort(byIP)) {
-        for (const p of named) for (const n of namedPort(d, String(p.port), p.protocol ?? 'TCP')) elements.add(`${d.ip} . ${nftProto(p.protocol)} . ${n}`);
-      }
-      if (elements.size > 0) lines.push(`\t\tip daddr . meta l4proto . th dport ${nftSet([...elements])} ${verdict}${note}`);
+      const note = comment(`${np.metadata?.namespace ?? ''}/${np.metadata?.name ?? ''} ${dir}[${i}]`);
+      let compiled = cache.get(rule);
+      if (!compiled) cache.set(rule, (compiled = compileRule(state, np, rule, dir, note)));
+      // Ingress resolves named ports on the pod itself.
+      if (compiled.egressLines) lines.push(...compiled.egressLines);
+      else lines.push(...ruleLines(compiled.addrMatches, portMatches(rule.ports ?? [], (name, proto) => namedPort(pod, name, proto)), 'accept', note));
     });
   }
   return lines;
@@ -207,6 +233,7 @@ export function planPolicyRuleset(state: PolicyState): string {
   const { table, bridge } = state;
   const local = [...state.local].sort(byIP);
   const chains: string[] = [];
+  const cache: RuleCache = new Map();
   const jumps: Record<Direction, string[]> = { ingress: [], egress: [] };
   for (const dir of ['egress', 'ingress'] as const) {
     for (const pod of local) {
@@ -214,12 +241,11 @@ export function planPolicyRuleset(state: PolicyState): string {
       const chain = `${dir}-${pod.ip}`;
       jumps[dir].push(`${pod.ip} : jump ${chain}`);
       const self = dir === 'ingress' ? `\t\tip saddr ${pod.ip} accept` : `\t\tip daddr ${pod.ip} return`;
-      const verdict = dir === 'ingress' ? 'accept' : 'return';
       chains.push(
         [
           `\tchain ${chain} {`,
           self,
-          ...allowRules(state, pod, dir, verdict),
+          ...allowRules(state, pod, dir, cache),
           `\t\tcounter drop${comment(`${podKey(pod)}: no NetworkPolicy allows this ${dir}`)}`,
           '\t}',
         ].join('\n'),
