@@ -1,9 +1,9 @@
 // A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
 // certificates, no shared admin credentials), then runs its node daemons as one group: the
-// container runtime, the service proxy (on a pod network of kite's own), the node-local cluster DNS
-// on the pod bridge's gateway, then the kubelet (started in that order, stopped in reverse). The DNS
-// shares one informer factory with the node daemons that use it. `kite agent` runs one; `kite up`
-// runs one beside the API server.
+// container runtime, the service proxy and NetworkPolicy enforcement (on a pod network of kite's
+// own), the node-local cluster DNS on the pod bridge's gateway, then the kubelet (started in that
+// order, stopped in reverse). The proxy, policy and DNS share the node's client. `kite agent` runs
+// one; `kite up` runs one beside the API server.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -21,6 +21,8 @@ import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
 import { NodeServiceProxy } from '../proxy/service.js';
+import { NftCommand } from '../proxy/nftables.js';
+import { NetworkPolicyEnforcer } from '../proxy/networkpolicy/enforcer.js';
 import { NodeRuntime } from './node-runtime.js';
 
 export interface AgentOptions {
@@ -157,7 +159,21 @@ export class Agent implements Service {
         await dns?.stop();
       },
     };
-    this.daemons = new ServiceGroup('node', [nodeRuntime, serviceProxy, clusterDns, kubelet]);
+    // Policy needs the node's own bridge: none with an external runtime's network.
+    let enforcer: NetworkPolicyEnforcer | undefined;
+    const networkPolicy: Service = {
+      name: 'network-policy',
+      start: async () => {
+        const bridge = nodeRuntime.podNetwork?.bridge;
+        if (!bridge) return;
+        enforcer = new NetworkPolicyEnforcer({ client, nodeName: cfg.nodeName, bridge, nft: new NftCommand(), clock: opts.clock, logger: opts.logger });
+        await enforcer.start();
+      },
+      stop: async () => {
+        await enforcer?.stop();
+      },
+    };
+    this.daemons = new ServiceGroup('node', [nodeRuntime, serviceProxy, networkPolicy, clusterDns, kubelet]);
     await this.daemons.start();
   }
 

@@ -16,6 +16,7 @@ import { defaultServiceCIDR } from '../api/network.js';
 import { resetServiceProxy } from '../proxy/host.js';
 import { NftCommand } from '../proxy/nftables.js';
 import type { Service } from '../util/lifecycle.js';
+import { deletePolicyTable, policyTableName } from '../proxy/networkpolicy/planner.js';
 
 /** What an agent made on this machine, written before anything is made. */
 export interface NodeRecord {
@@ -115,7 +116,7 @@ export class NodeRuntime implements Service {
 
 /**
  * The host half of `kite reset` for one node, after its pods are stopped over CRI: containerd, its
- * mounts, the service proxy's table and route, the bridge, IPAM state, ip_forward and the pods' cgroups.
+ * mounts, the service proxy's table and route, the bridge, IPAM state, ip_forward, its NetworkPolicy table and the pods' cgroups.
  */
 export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: Clock): Promise<{ busyCgroups: string[] }> {
   if (record.ownContainerd) {
@@ -126,7 +127,17 @@ export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: 
       await resetServiceProxy({ dataDir, bridge, podSubnet: subnet, serviceCIDR: defaultServiceCIDR, nft: new NftCommand() });
     }
     await resetPodNetwork({ dataDir, containerdDataDir: containerdDir(dataDir), network: record.network });
+    if (record.network) await removePolicyTable(record.network.bridge);
   }
   const { busy } = await removePodCgroups(record.cgroupRoot);
   return { busyCgroups: busy };
+}
+
+/** Deletes the node's policy table (only that one); nothing to do without nft or the table. */
+async function removePolicyTable(bridge: string): Promise<void> {
+  try {
+    await new NftCommand().apply(deletePolicyTable(policyTableName(bridge)));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
