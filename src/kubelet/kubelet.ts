@@ -24,7 +24,7 @@ import { admitPod, rejectedPodStatus } from './admission/predicate.js';
 import { podCgroupParent, removeCgroup } from './cm/cgroups.js';
 import type { EnvSources } from './kuberuntime/env.js';
 import { generateContainerConfig } from './kuberuntime/container.js';
-import { generatePodSandboxConfig } from './kuberuntime/sandbox.js';
+import { checkLimitsForResolvConf, generatePodSandboxConfig } from './kuberuntime/sandbox.js';
 import { KubeRuntimeManager } from './kuberuntime/manager.js';
 import { MINIMUM_GRACE_PERIOD_SECONDS } from './kuberuntime/grace.js';
 import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
@@ -182,6 +182,8 @@ export class Kubelet implements KubeletHost, Service {
     this.lease.start();
     this.node = await this.nodeStatus.whenRegistered();
     logger.info({ node: this.opts.cfg.nodeName, port: this.server.port }, 'node registered');
+    const resolvConfProblem = checkLimitsForResolvConf(cfg);
+    if (resolvConfProblem) this.recorder.event(this.nodeStatus.nodeRef, 'Warning', 'CheckLimitsForResolvConf', resolvConfProblem);
 
     this.status.start();
     this.workers.start();

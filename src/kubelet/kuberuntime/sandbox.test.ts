@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Pod } from '../../api/types.js';
 import { defaultKubeletConfig } from '../config.js';
 import { FakeRecorder } from '../../client/record/recorder.js';
-import { generatePodSandboxConfig, normalizeSysctlName, parseResolvConf, podDNSConfig, podHostnameAndDomain, type DNSWarning } from './sandbox.js';
+import { checkLimitsForResolvConf, generatePodSandboxConfig, normalizeSysctlName, parseResolvConf, podDNSConfig, podHostnameAndDomain, type DNSWarning } from './sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kite-sandbox-'));
 const resolvConf = join(dir, 'resolv.conf');
@@ -120,6 +120,15 @@ describe('DNS', () => {
   it('resolvConf "": Default pods get the local resolver and search "."', () => {
     assert.deepEqual(podDNSConfig(mkPod({ dnsPolicy: 'Default' }), { ...cfg, resolvConf: '' }), { servers: ['127.0.0.1'], searches: ['.'], options: [] });
     assert.deepEqual(podDNSConfig(mkPod(), { ...cfg, resolvConf: '' }).searches, ['ns.svc.cluster.local', 'svc.cluster.local', 'cluster.local']);
+  });
+
+  it('CheckLimitsForResolvConf: room for the cluster domains in the node\'s search line', () => {
+    assert.equal(checkLimitsForResolvConf(cfg), undefined);
+    const crowded = join(dir, 'crowded.conf');
+    writeFileSync(crowded, `search ${Array.from({ length: 30 }, (_, i) => `d${i}.example`).join(' ')}\n`);
+    assert.equal(checkLimitsForResolvConf({ ...cfg, resolvConf: crowded }), `Resolv.conf file '${crowded}' contains search line consisting of more than 29 domains!`);
+    assert.equal(checkLimitsForResolvConf({ ...cfg, resolvConf: crowded, clusterDomain: '' }), undefined);
+    assert.equal(checkLimitsForResolvConf({ ...cfg, resolvConf: join(dir, 'absent') }), `open ${join(dir, 'absent')}: no such file or directory`);
   });
 
   it('the last options line wins', () => assert.deepEqual(parseResolvConf('options a b\noptions ndots:3\n').options, ['ndots:3']));

@@ -115,6 +115,27 @@ export function hostDNS(cfg: Pick<KubeletConfig, 'resolvConf'>): Required<DNSCon
   return { ...parsed, servers: parsed.servers.filter(isLoopback) };
 }
 
+/**
+ * CheckLimitsForResolvConf: why the node's resolv.conf would make pods' search lines be cut (room
+ * is left for the three cluster domains), for a Warning on the node at start; undefined when it fits.
+ */
+export function checkLimitsForResolvConf(cfg: Pick<KubeletConfig, 'resolvConf' | 'clusterDomain'>): string | undefined {
+  const path = cfg.resolvConf ?? DEFAULT_RESOLV_CONF;
+  if (path === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return `open ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`;
+  }
+  const { searches } = parseResolvConf(text);
+  const limit = MAX_DNS_SEARCH_PATHS - (cfg.clusterDomain ? 3 : 0);
+  if (searches.length > limit) return `Resolv.conf file '${path}' contains search line consisting of more than ${limit} domains!`;
+  if (searches.some((d) => d.length > DNS1123_SUBDOMAIN_MAX_LEN)) return `Resolv.conf file "${path}" contains a search path which length is more than allowed ${DNS1123_SUBDOMAIN_MAX_LEN} chars!`;
+  if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) return `Resolv.conf file '${path}' contains search line which length is more than allowed ${MAX_DNS_SEARCH_LIST_CHARS} chars!`;
+  return undefined;
+}
+
 /** A warning GetPodDNS records: on the pod, or (MissingClusterDNS's first copy) on the node. */
 export interface DNSWarning {
   object: 'pod' | 'node';
