@@ -101,7 +101,8 @@ describe("the seeds' pod and myservice on kite up (containerd, cluster DNS, serv
     const ip = k(['get', 'service', 'myservice', '-o', 'jsonpath={.spec.clusterIP}']);
 
     const page = await eventually(() => {
-      const r = kubectl(cluster, ['exec', 'client', '--', 'wget', '-qO-', '-T', '2', 'http://myservice']);
+      // busybox 1.35's `wget -T` crashes: `timeout` bounds the request instead.
+      const r = kubectl(cluster, ['exec', 'client', '--', 'timeout', '3', 'wget', '-qO-', 'http://myservice']);
       return r.code === 0 ? r.stdout : undefined;
     }, 'wget http://myservice from a pod', 30_000);
     assert.match(page, /nginx/i);
