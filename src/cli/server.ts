@@ -7,6 +7,9 @@ import { parseDuration } from '../api/duration.js';
 import { controllerDescriptors, validateControllers } from '../controllers/descriptors.js';
 import { defaultRequestLimits, type RequestLimits } from '../apiserver/http/filters.js';
 import { enabledPluginNames, type AdmissionPluginFlags } from '../apiserver/admission/plugins.js';
+import { parsePortRange } from '../apiserver/registry/service/portallocator.js';
+import { cidrErrors } from '../api/validation/servicecidr.js';
+import { parsePrefix } from '../api/netip.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -18,6 +21,7 @@ export const serverUsage = `  server   Run the API server.
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
            --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
            --terminated-pod-gc-threshold N  terminated pods kept before the oldest are deleted (0: none deleted), default 12500
+           --max-endpoints-per-slice N  endpoints per EndpointSlice the EndpointSlice controller writes (1-1000), default 100
            --horizontal-pod-autoscaler-sync-period DURATION  how often each HorizontalPodAutoscaler is reconciled, default 15s
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
@@ -25,10 +29,11 @@ export const serverUsage = `  server   Run the API server.
            --max-mutating-requests-inflight N  concurrent mutating requests before 429 (0: no limit), default 200
            --enable-admission-plugins LIST   admission plugins to run besides the default ones (NamespaceLifecycle, Priority, DefaultTolerationSeconds)
            --disable-admission-plugins LIST  default admission plugins to turn off
+           --service-cluster-ip-range CIDR[,CIDR]  the default ServiceCIDR, made at first start (default 10.96.0.0/12)
+           --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
 `;
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
-
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
   if (!dataDir) throw new Error('--data-dir is required');
@@ -41,16 +46,35 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     components: parseComponents(args.flags.get('components')),
     controllers: parseControllers(args.flags.get('controllers')),
     terminatedPodGCThreshold: wholeNumber(args, 'terminated-pod-gc-threshold'),
+    maxEndpointsPerSlice: maxEndpointsPerSlice(args),
     horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
     controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),
     limits: requestLimits(args),
     admission: admissionPlugins(args),
+    serviceClusterIPRange: serviceClusterIPRange(args.flags.get('service-cluster-ip-range')),
+    serviceNodePortRange: optionalPortRange(args.flags.get('service-node-port-range')),
     logger,
   };
 }
 
 const optionalPath = (p: string | undefined) => (p === undefined ? undefined : resolve(p));
+
+const optionalPortRange = (text: string | undefined) => (text === undefined ? undefined : parsePortRange(text));
+
+/** kube-apiserver's checks of --service-cluster-ip-range: one or two canonical CIDRs, one per family. */
+export function serviceClusterIPRange(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const cidrs = text.split(',');
+  for (const c of cidrs) {
+    const why = cidrErrors(c)[0];
+    if (why) throw new Error(`--service-cluster-ip-range: "${c}" ${why}`);
+  }
+  if (cidrs.length > 2 || (cidrs.length === 2 && parsePrefix(cidrs[0]!)!.addr.family === parsePrefix(cidrs[1]!)!.addr.family)) {
+    throw new Error('--service-cluster-ip-range: at most two CIDRs, one of each IP family');
+  }
+  return text;
+}
 
 /** A flag that takes a whole number; undefined when it is not given. */
 function wholeNumber(args: ParsedArgs, flag: string): number | undefined {
@@ -58,6 +82,13 @@ function wholeNumber(args: ParsedArgs, flag: string): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
   return Number(text);
+}
+
+/** kube-controller-manager's check: --max-endpoints-per-slice in [1, 1000]. */
+function maxEndpointsPerSlice(args: ParsedArgs): number | undefined {
+  const n = wholeNumber(args, 'max-endpoints-per-slice');
+  if (n !== undefined && (n < 1 || n > 1000)) throw new Error(`--max-endpoints-per-slice must be between 1 and 1000, got ${n}`);
+  return n;
 }
 
 function requestLimits(args: ParsedArgs): RequestLimits {

@@ -11,6 +11,8 @@ import { CronJobController } from './cronjob/controller.js';
 import { DaemonSetController } from './daemonset/daemonset.js';
 import { DeploymentController } from './deployment/deployment.js';
 import { DisruptionController } from './disruption/disruption.js';
+import { EndpointsController } from './endpoint/controller.js';
+import { EndpointSliceController } from './endpointslice/controller.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
@@ -20,6 +22,7 @@ import { ReplicationManager } from './replicationcontroller/replicationcontrolle
 import { StatefulSetController } from './statefulset/statefulset.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
+import { ServiceCIDRController } from './servicecidrs/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -38,6 +41,8 @@ export interface ControllerContext {
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** --max-endpoints-per-slice (default 100). */
+  maxEndpointsPerSlice?: number;
 }
 
 export interface ControllerDescriptor {
@@ -129,6 +134,24 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['disruption'],
     identity: 'disruption-controller',
     init: (ctx) => new DisruptionController(ctx),
+  },
+  {
+    name: 'endpoints-controller',
+    aliases: ['endpoint'],
+    identity: 'endpoint-controller',
+    init: (ctx) => new EndpointsController(ctx),
+  },
+  {
+    name: 'endpointslice-controller',
+    aliases: ['endpointslice'],
+    identity: 'endpointslice-controller',
+    init: (ctx) => new EndpointSliceController(ctx),
+  },
+  {
+    name: 'service-cidr-controller',
+    aliases: [],
+    identity: 'service-cidrs-controller',
+    init: (ctx) => new ServiceCIDRController(ctx),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

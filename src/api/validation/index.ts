@@ -50,6 +50,13 @@ import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatusUpdate, v
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './autoscaling.js';
+import {
+  validateIPAddress,
+  validateIPAddressUpdate,
+  validateServiceCIDR,
+  validateServiceCIDRStatusUpdate,
+  validateServiceCIDRUpdate,
+} from './servicecidr.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -101,6 +108,8 @@ const kinds: Record<string, KindValidation> = {
     create: (obj) => validateEventCreate(eventsV1View(obj), false),
     update: (obj, old) => validateEventUpdate(eventsV1View(obj), eventsV1View(old), false),
   },
+  'networking.k8s.io/ServiceCIDR': { create: validateServiceCIDR, update: validateServiceCIDRUpdate, status: validateServiceCIDRStatusUpdate },
+  'networking.k8s.io/IPAddress': { create: validateIPAddress, update: validateIPAddressUpdate },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
