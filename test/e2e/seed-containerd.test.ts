@@ -121,6 +121,34 @@ describe("the seeds' pod and myservice on kite up (containerd, cluster DNS, serv
     assert.match(out, /can't find myservice\.cluster\.local: NXDOMAIN/);
   });
 
+  it('dnsPolicy None with dnsConfig, and enableServiceLinks: false (the kubernetes Service\'s links only)', async () => {
+    const custom = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'custom' },
+      spec: {
+        terminationGracePeriodSeconds: 1,
+        enableServiceLinks: false,
+        dnsPolicy: 'None',
+        dnsConfig: { nameservers: ['10.96.0.10'], searches: ['default.svc.cluster.local', 'example.test'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] },
+        containers: [{ name: 'sh', image: 'busybox:1.35', command: ['sleep', '3600'] }],
+      },
+    });
+    assert.equal(k(['apply', '-f', '-'], custom).trim(), 'pod/custom created');
+    await eventually(() => (row('custom')[1] === '1/1' ? true : undefined), 'the custom pod running', 60_000);
+    const resolv = k(['exec', 'custom', '--', 'cat', '/etc/resolv.conf']);
+    assert.match(resolv, /^nameserver 10\.96\.0\.10$/m);
+    assert.match(resolv, /^search default\.svc\.cluster\.local example\.test$/m);
+    assert.match(resolv, /^options ndots:2 edns0$/m);
+    const env = k(['exec', 'custom', '--', 'env']);
+    assert.match(env, /^KUBERNETES_SERVICE_HOST=10\.96\.0\.1$/m);
+    assert.doesNotMatch(env, /^MYSERVICE_/m);
+    // The pod's own nameserver line reaches the cluster DNS.
+    const r = kubectl(cluster, ['exec', 'custom', '--', 'nslookup', 'myservice.default.svc.cluster.local']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(k(['delete', 'pod', 'custom', '--wait=true']).trim(), 'pod "custom" deleted');
+  });
+
   it('the liveness probe on /healthz (404) restarts nginx, as the seed spec implies; readiness brings it back to 1/1', async () => {
     const restarted = await eventually(() => {
       const s = getPod('web').status?.containerStatuses?.[0];
