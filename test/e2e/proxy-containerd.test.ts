@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { get } from 'node:http';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { EndpointSlice, Pod } from '../../src/api/types.js';
 import { Client } from '../../src/client/client.js';
 import { eventually, kubectl, kubectlOk } from './harness.js';
@@ -42,7 +43,8 @@ spec:
     lifecycle:
       preStop:
         exec:
-          command: ['sleep', '4']
+          # When it began, on the kernel's clock (/proc/uptime is not namespaced), which the test reads too.
+          command: ['sh', '-c', 'cat /proc/uptime > /tmp/prestop-at; sleep 4']
 `;
 
 const clientPod = (name: string, nodeName?: string) => `apiVersion: v1
@@ -73,6 +75,9 @@ spec:
     targetPort: 80
     ${nodePort ? `nodePort: ${nodePort}` : ''}
 `;
+
+/** Seconds since boot, the first field of /proc/uptime. */
+const uptime = (text: string) => Number(text.trim().split(/\s+/)[0]);
 
 function nft(args: string[]): string {
   const r = spawnSync('nft', args, { encoding: 'utf8', timeout: 10_000 });
@@ -139,7 +144,7 @@ describe('service proxy on kite up (containerd, nftables)', { skip }, () => {
   let agent: KiteAgent | undefined;
   let client: Client;
   let slicesSeen: { stop(): void };
-  const sliceEvents: { at: number; slice: EndpointSlice }[] = [];
+  const sliceEvents: { at: number; uptime: number; slice: EndpointSlice }[] = [];
   const k = (args: string[], input?: string) => kubectlOk(cluster, args, input);
   const podIP = (name: string) => (JSON.parse(k(['get', 'pod', name, '-o', 'json'])) as Pod).status!.podIP!;
   const clusterIP = (name: string) => k(['get', 'svc', name, '-o', 'jsonpath={.spec.clusterIP}']).trim();
@@ -151,7 +156,7 @@ describe('service proxy on kite up (containerd, nftables)', { skip }, () => {
   before(async () => {
     cluster = await startCluster({ extraArgs: ['--bridge', 'kite-px', '--pod-cidr', '10.217.240.0/24', '--cgroup-root', '/kite-px'] });
     client = await Client.fromKubeconfig(cluster.kubeconfig);
-    slicesSeen = watchSlices(client, (slice) => sliceEvents.push({ at: Date.now(), slice }));
+    slicesSeen = watchSlices(client, (slice) => sliceEvents.push({ at: Date.now(), uptime: uptime(readFileSync('/proc/uptime', 'utf8')), slice }));
     k(['apply', '-f', '-'], service('web', 'app: web', 'NodePort', 30080));
     k(['apply', '-f', '-'], service('self', 'instance: web-0', 'ClusterIP'));
     k(['apply', '-f', '-'], service('empty', 'app: none', 'ClusterIP'));
@@ -220,10 +225,17 @@ describe('service proxy on kite up (containerd, nftables)', { skip }, () => {
     await eventually(() => (inRules(ip) ? true : undefined), 'web-1 back in the rules', 30_000);
   });
 
-  it('delete: the endpoint turns terminating, leaves the rules, and traffic stops reaching it', async () => {
+  it('delete: the endpoint turns terminating before the preStop hook runs, leaves the rules, and traffic stops reaching it', async (t) => {
     const ip = podIP('web-2');
     k(['delete', 'pod', 'web-2', '--wait=false']);
-    await eventually(() => sliceEvents.find((w) => w.slice.metadata?.labels?.['kubernetes.io/service-name'] === 'web' && w.slice.endpoints?.some((e) => e.addresses[0] === ip && e.conditions?.terminating)), 'web-2 terminating in its slice', 30_000);
+    const terminating = await eventually(() => sliceEvents.find((w) => w.slice.metadata?.labels?.['kubernetes.io/service-name'] === 'web' && w.slice.endpoints?.some((e) => e.addresses[0] === ip && e.conditions?.terminating)), 'web-2 terminating in its slice', 30_000);
+    // The test saw the slice change (a bound on when it was written) no later than the hook began.
+    const preStopAt = await eventually(() => {
+      const r = kubectl(cluster, ['exec', 'web-2', '--', 'cat', '/tmp/prestop-at']);
+      return r.code === 0 && r.stdout.trim() ? uptime(r.stdout) : undefined;
+    }, 'the preStop hook of web-2 started', 10_000);
+    t.diagnostic(`endpoint terminating (seen) at uptime ${terminating.uptime.toFixed(2)} s, preStop began at ${preStopAt.toFixed(2)} s`);
+    assert.ok(terminating.uptime <= preStopAt, `terminating seen at ${terminating.uptime}, preStop at ${preStopAt}`);
     await eventually(() => (!inRules(ip) ? true : undefined), 'web-2 out of the rules', 10_000);
     // Still in its preStop (4 s): running, yet no longer reached.
     assert.ok(!wgetFrom('client', `http://${clusterIP('web')}`, 12).includes('web-2'));
