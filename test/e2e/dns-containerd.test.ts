@@ -1,7 +1,8 @@
 // Cluster DNS on kite up (containerd, bridge kite-dns 10.217.243.0/24): the agent serves DNS on
 // its pod bridge's gateway with no extra step, keeps its kube-dns EndpointSlice, and a pod whose
 // resolver is the gateway resolves a Service (busybox 1.35's nslookup: the FQDN succeeds, the short
-// name fails on the search domains CoreDNS answers NXDOMAIN). After a restart of kite it serves again.
+// name fails on the search domains CoreDNS answers NXDOMAIN); a headless Service answers with its
+// pod's address. After a restart of kite it serves again.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -94,6 +95,41 @@ describe('cluster DNS on kite up (containerd)', { skip }, () => {
     assert.match(logs, /server can't find myservice\.svc\.cluster\.local: NXDOMAIN/);
     assert.match(logs, /server can't find myservice\.cluster\.local: NXDOMAIN/);
     assert.match(logs, /short-exit=1/);
+  });
+
+  it("answers a headless Service with its pod's address from the EndpointSlice controller's slice", async () => {
+    k(
+      ['apply', '-f', '-'],
+      `apiVersion: v1
+kind: Service
+metadata:
+  name: sleeper
+spec:
+  clusterIP: None
+  selector:
+    app: sleeper
+  ports:
+  - name: http
+    port: 80
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: sleeper
+  labels:
+    app: sleeper
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: sleep
+    image: busybox:1.35
+    command: ['sleep', '3600']
+`,
+    );
+    const podIP = await eventually(() => k(['get', 'pod', 'sleeper', '-o', 'jsonpath={.status.podIP}']).trim() || undefined, 'the pod IP', 120_000);
+    await eventually(async () => ((await digShort('sleeper.default.svc.cluster.local')).join() === podIP ? true : undefined), 'sleeper resolves to its pod', 30_000);
+    assert.deepEqual(await digShort('-x', podIP), [`${podIP.replaceAll('.', '-')}.sleeper.default.svc.cluster.local.`]);
+    assert.deepEqual(await digShort(`${podIP.replaceAll('.', '-')}.default.pod.cluster.local`), [podIP]);
   });
 
   it('serves again after a restart of kite, with no extra step', async () => {
