@@ -28,6 +28,7 @@ function run(cmd: string, args: string[]): Promise<Run> {
 const bigCount = 120;
 const cluster = fixtureCluster();
 cluster.objects.services.push(service('web', 'big', { type: 'ClusterIP', clusterIP: 'None', ports: [{ name: 'http', port: 80 }] }));
+cluster.objects.services.push(service('default', 'ext-test', { type: 'ExternalName', externalName: 'example.test' }));
 cluster.objects.slices.push(
   slice('web', 'big', 'big-1', {
     endpoints: Array.from({ length: bigCount }, (_, i) => ({ addresses: [`10.217.1.${i + 1}`], conditions: { ready: true } })),
@@ -142,6 +143,9 @@ describe('cluster DNS server on loopback', () => {
     // The upstream's own SERVFAIL comes back as it is; cluster names are still ours.
     assert.match((await dig(['other.test'], port)).stdout, /status: SERVFAIL/);
     assert.deepEqual((await dig(['+short', 'myservice.default.svc.cluster.local'], port)).stdout.trim(), '10.96.0.20');
+    // An ExternalName's target is resolved by the upstream, its addresses follow the CNAME.
+    assert.deepEqual((await dig(['+short', 'ext-test.default.svc.cluster.local'], port)).stdout.trim().split('\n'), ['example.test.', '192.0.2.7']);
+    assert.deepEqual(await short('ext-test.default.svc.cluster.local'), ['example.test.']);
   });
 
   it('answers a bad message FORMERR and keeps serving', async () => {
