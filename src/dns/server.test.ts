@@ -240,6 +240,13 @@ describe('cluster DNS server on loopback', () => {
     }
   });
 
+  it('fails to start on a port in use, and stops cleanly', async () => {
+    const clash = new DnsServer({ address: '127.0.0.1', port: server.port, resolver: { resolve: () => fallthrough } });
+    await assert.rejects(clash.start(), /EADDRINUSE/);
+    await clash.stop();
+    assert.deepEqual(await short('myservice.default.svc.cluster.local'), ['10.96.0.20']);
+  });
+
   it('parses --cluster-dns-upstream values', () => {
     assert.deepEqual(parseUpstream('192.0.2.53'), { host: '192.0.2.53', port: 53 });
     assert.deepEqual(parseUpstream('192.0.2.53:5353'), { host: '192.0.2.53', port: 5353 });

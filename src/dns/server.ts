@@ -66,9 +66,12 @@ export class DnsServer implements Service {
     for (let attempt = 0; ; attempt++) {
       const udp = createSocket({ type: isIP(address) === 6 ? 'udp6' : 'udp4' });
       await new Promise<void>((resolve, reject) => {
-        udp.once('error', reject);
+        udp.once('error', (err) => {
+          udp.close();
+          reject(err);
+        });
         udp.bind(this.opts.port, address, () => {
-          udp.off('error', reject);
+          udp.removeAllListeners('error');
           resolve();
         });
       });
