@@ -1,8 +1,9 @@
 // A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
 // certificates, no shared admin credentials), then runs its node daemons as one group: the
-// container runtime, the node-local cluster DNS on the pod bridge's gateway, then the kubelet
-// (started in that order, stopped in reverse). The node daemons other than the kubelet share one
-// informer factory. `kite agent` runs one; `kite up` runs one beside the API server.
+// container runtime, the service proxy and NetworkPolicy enforcement (on a pod network of kite's
+// own), the node-local cluster DNS on the pod bridge's gateway, then the kubelet (started in that
+// order, stopped in reverse). The proxy, policy and DNS share the node's client. `kite agent` runs
+// one; `kite up` runs one beside the API server.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
@@ -19,6 +20,9 @@ import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { NodeServiceProxy } from '../proxy/service.js';
+import { NftCommand } from '../proxy/nftables.js';
+import { NetworkPolicyEnforcer } from '../proxy/networkpolicy/enforcer.js';
 import { NodeRuntime } from './node-runtime.js';
 
 export interface AgentOptions {
@@ -123,6 +127,21 @@ export class Agent implements Service {
       clock: opts.clock,
       onError: (err, resource) => opts.logger.warn({ err, resource }, 'node informer'),
     }));
+    // The proxy needs the bridge the runtime made; with an external CRI endpoint there is none of kite's.
+    let proxy: NodeServiceProxy | undefined;
+    const serviceProxy: Service = {
+      name: 'kube-proxy',
+      start: async () => {
+        const net = nodeRuntime.podNetwork;
+        const gateway = nodeRuntime.gateway;
+        if (!net || !gateway) return;
+        proxy = new NodeServiceProxy({ client, dataDir: opts.dataDir, nodeName, bridge: net.bridge, podSubnet: net.subnet, gateway, clock: opts.clock, logger: opts.logger });
+        await proxy.start();
+      },
+      stop: async () => {
+        await proxy?.stop();
+      },
+    };
     // Served where the node's pods reach it: the bridge's gateway (none with an external runtime).
     let dns: ClusterDns | undefined;
     const clusterDns: Service = {
@@ -148,7 +167,21 @@ export class Agent implements Service {
         await dns?.stop();
       },
     };
-    this.daemons = new ServiceGroup('node', [nodeRuntime, clusterDns, kubelet]);
+    // Policy needs the node's own bridge: none with an external runtime's network.
+    let enforcer: NetworkPolicyEnforcer | undefined;
+    const networkPolicy: Service = {
+      name: 'network-policy',
+      start: async () => {
+        const bridge = nodeRuntime.podNetwork?.bridge;
+        if (!bridge) return;
+        enforcer = new NetworkPolicyEnforcer({ client, nodeName: cfg.nodeName, bridge, nft: new NftCommand(), clock: opts.clock, logger: opts.logger });
+        await enforcer.start();
+      },
+      stop: async () => {
+        await enforcer?.stop();
+      },
+    };
+    this.daemons = new ServiceGroup('node', [nodeRuntime, serviceProxy, networkPolicy, clusterDns, kubelet]);
     await this.daemons.start();
   }
 

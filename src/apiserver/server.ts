@@ -34,6 +34,8 @@ import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthoriz
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
+import type { PortRange } from './registry/service/portallocator.js';
+import { ServiceAllocationRepair } from './registry/service/repair.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { toStatusError, writeError } from './http/respond.js';
 import { StatusError } from '../api/errors.js';
@@ -78,6 +80,10 @@ export interface ApiServerOptions {
   admission?: AdmissionPluginFlags;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
+  /** --service-cluster-ip-range: the default ServiceCIDR's CIDRs, made at first start (default 10.96.0.0/12). */
+  serviceClusterIPRange?: string;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: PortRange;
   clock?: Clock;
   logger: Logger;
 }
@@ -105,6 +111,7 @@ export class ApiServer implements Service {
   /** The components beside the API server, one thread each. */
   private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
+  private allocationRepair?: ServiceAllocationRepair;
   /** Reaches kubelets for pods/log (as kubeadm's apiserver-kubelet-client). */
   private kubeletClient?: KubeletClient;
   /** metrics.k8s.io, served in process where upstream aggregates metrics-server. */
@@ -144,6 +151,7 @@ export class ApiServer implements Service {
       clock: this.clock,
       admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
+      nodePortRange: this.opts.serviceNodePortRange,
     });
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
@@ -208,7 +216,9 @@ export class ApiServer implements Service {
     const port = typeof addr === 'object' && addr ? addr.port : Number(portText);
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port });
+    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port }, { serviceClusterIPRange: this.opts.serviceClusterIPRange });
+    this.allocationRepair = new ServiceAllocationRepair({ registries: this.registries, clock: this.clock, logger });
+    this.allocationRepair.start();
     await ensureJoinToken(this.registries, { dataDir, server: this.url, caPem: this.pki.ca.certPem });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
@@ -278,6 +288,7 @@ export class ApiServer implements Service {
     this.ready = false;
     await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
+    await this.allocationRepair?.stop();
     await this.metricsApi?.stop();
     this.kubeletClient?.close();
     await this.compactor?.stop();

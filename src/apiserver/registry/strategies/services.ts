@@ -1,90 +1,260 @@
-// Services: the registry allocates the cluster IP (from the service CIDR) and node ports, and keeps
-// them across updates that omit them, as upstream's service REST does.
+// Services: the registry allocates cluster IPs (IPAddress objects in the ServiceCIDRs) and node
+// ports as a transaction around the write, keeps them across updates that omit them, drops the
+// fields a type change leaves behind, and releases what a service no longer holds, as upstream's
+// service REST (pkg/registry/core/service/storage) does.
 import { findResource } from '../../../api/resources.js';
 import type { StoredObject } from '../../../api/meta.js';
 import type { Service, ServicePort } from '../../../api/types.js';
-import type { ResourceStrategy } from '../strategy.js';
+import { internalError, invalid as invalidObject } from '../../../api/errors.js';
+import { invalid, Path, type FieldError } from '../../../api/field.js';
+import { familyOf, type IPFamily } from '../../../api/netip.js';
+import type { Allocation, ResourceStrategy } from '../strategy.js';
+import { AllocationError, type ClusterIPAllocator } from '../service/ipallocator.js';
+import type { NodePortAllocator } from '../service/portallocator.js';
 import { genericStrategy } from './generic.js';
 
 const info = findResource('', 'v1', 'services')!;
 
-export interface ServiceAllocations {
-  /** Cluster IPs and node ports already taken by other services. */
-  inUse(): { clusterIPs: Set<string>; nodePorts: Set<number> };
+export interface ServiceAllocators {
+  clusterIPs: ClusterIPAllocator;
+  nodePorts: NodePortAllocator;
+  /** A release that failed (repair will catch it). */
+  onReleaseError?(err: unknown): void;
 }
 
-/** The default service CIDR 10.96.0.0/12; .1 is kept for the kubernetes service. */
-const cidrBase = (10 << 24) | (96 << 16);
-const cidrSize = 1 << 20;
-export const kubernetesServiceIP = '10.96.0.1';
-const nodePortRange = { min: 30000, max: 32767 };
+type Spec = NonNullable<Service['spec']>;
 
-function ipFromOffset(offset: number): string {
-  const n = cidrBase + offset;
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-}
-
-function pickFree<T>(taken: Set<T>, candidate: () => T, what: string): T {
-  for (let i = 0; i < 1000; i++) {
-    const c = candidate();
-    if (!taken.has(c)) return c;
-  }
-  throw new Error(`no free ${what} left`);
-}
-
-function spec(obj: StoredObject): Service['spec'] & Record<string, unknown> {
+function spec(obj: StoredObject): Spec & Record<string, unknown> {
   obj.spec ??= {};
-  return obj.spec as Service['spec'] & Record<string, unknown>;
+  return obj.spec as Spec & Record<string, unknown>;
 }
 
-const wantsNodePorts = (type: string | undefined) => type === 'NodePort' || type === 'LoadBalancer';
+/** upstream's needsClusterIP: anything but ExternalName and headless. */
+const needsClusterIP = (s: Spec | undefined): boolean => !!s && s.type !== 'ExternalName' && s.clusterIP !== 'None';
 
-export function serviceStrategy(alloc: ServiceAllocations): ResourceStrategy {
+/** The real cluster IPs a service holds (not "None", not an ExternalName's leftovers). */
+export function heldClusterIPs(s: Spec | undefined): string[] {
+  if (!s || s.type === 'ExternalName') return [];
+  const ips = s.clusterIPs?.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : [];
+  return ips.filter((ip) => ip !== 'None' && ip !== '');
+}
+
+const wantsNodePorts = (s: Spec | undefined): boolean =>
+  !!s && (s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false));
+
+/** The node ports a service holds: its ports' and its health check's. */
+export function heldNodePorts(s: Spec | undefined): number[] {
+  if (!s) return [];
+  const ports = (s.ports ?? []).map((p) => p.nodePort ?? 0);
+  if (s.healthCheckNodePort) ports.push(s.healthCheckNodePort);
+  return [...new Set(ports.filter((p) => p > 0))];
+}
+
+const portsPath = Path.root('spec').child('ports');
+
+/** A field error on the service as a 422, the way upstream's allocators report a bad request. */
+const invalidService = (obj: StoredObject, err: FieldError) => invalidObject('Service', '', obj.metadata.name ?? '', [err]);
+
+/** Upstream's dropTypeDependentFields: what the old type allocated and the new one may not have, unless the user changed it. */
+function dropTypeDependentFields(s: Spec, o: Spec): void {
+  if (needsClusterIP(o) && s.type === 'ExternalName') {
+    const same = (s.clusterIP ?? '') === (o.clusterIP ?? '') && JSON.stringify(s.clusterIPs ?? []) === JSON.stringify(o.clusterIPs ?? []);
+    if (same) {
+      delete s.clusterIP;
+      delete s.clusterIPs;
+    }
+    if (JSON.stringify(s.ipFamilies ?? []) === JSON.stringify(o.ipFamilies ?? [])) delete s.ipFamilies;
+    if (s.ipFamilyPolicy === o.ipFamilyPolicy) delete s.ipFamilyPolicy;
+  }
+  if (wantsNodePorts(o) && !wantsNodePorts(s)) {
+    for (const p of (s.ports ?? []) as ServicePort[]) {
+      const before = o.ports?.find((q) => q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
+      if (p.nodePort && before?.nodePort === p.nodePort) delete (p as { nodePort?: number }).nodePort;
+    }
+  }
+  if (o.healthCheckNodePort && s.healthCheckNodePort === o.healthCheckNodePort && !(s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local')) {
+    delete s.healthCheckNodePort;
+  }
+  if (s.type !== 'LoadBalancer') {
+    if (s.allocateLoadBalancerNodePorts === o.allocateLoadBalancerNodePorts) delete s.allocateLoadBalancerNodePorts;
+    if (s.loadBalancerClass === o.loadBalancerClass) delete s.loadBalancerClass;
+  }
+  const externallyAccessible = s.type === 'NodePort' || s.type === 'LoadBalancer' || (s.externalIPs?.length ?? 0) > 0;
+  if (!externallyAccessible && s.externalTrafficPolicy === o.externalTrafficPolicy) delete s.externalTrafficPolicy;
+  if (s.type === 'ExternalName' && s.internalTrafficPolicy === o.internalTrafficPolicy) delete s.internalTrafficPolicy;
+}
+
+/** Takes cluster IPs and node ports for one write; what it took goes back on revert, what the old object held and the new one does not on commit. */
+class ServiceAllocation implements Allocation {
+  readonly takenIPs: string[] = [];
+  readonly takenPorts: number[] = [];
+  releaseIPs: string[] = [];
+  releasePorts: number[] = [];
+
+  constructor(private readonly alloc: ServiceAllocators) {}
+
+  private async releaseAll(ips: string[], ports: number[]): Promise<void> {
+    for (const ip of ips) await this.alloc.clusterIPs.release(ip).catch((err: unknown) => this.alloc.onReleaseError?.(err));
+    for (const port of ports) await this.alloc.nodePorts.release(port).catch((err: unknown) => this.alloc.onReleaseError?.(err));
+  }
+
+  commit(): Promise<void> {
+    return this.releaseAll(this.releaseIPs, this.releasePorts);
+  }
+
+  revert(): Promise<void> {
+    return this.releaseAll(this.takenIPs, this.takenPorts);
+  }
+}
+
+async function allocateClusterIPs(alloc: ServiceAllocators, txn: ServiceAllocation, obj: StoredObject, dryRun: boolean): Promise<void> {
+  const s = spec(obj);
+  const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
+  const configured = await alloc.clusterIPs.families();
+  const requested = s.clusterIPs?.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : [];
+  // The families: the requested ones, else those of the requested IPs, else the cluster's primary.
+  let families = (s.ipFamilies ?? []) as IPFamily[];
+  if (families.length === 0) families = requested.map((ip) => familyOf(ip) ?? 'IPv4');
+  if (families.length === 0 && configured[0]) families = [configured[0]];
+  families.forEach((f, i) => {
+    if (!configured.includes(f)) throw invalidService(obj, invalid(Path.root('spec').child('ipFamilies').index(i), f, 'not configured on this cluster'));
+  });
+  const policy = s.ipFamilyPolicy ?? 'SingleStack';
+  if (policy === 'RequireDualStack' && configured.length < 2) {
+    throw invalidService(obj, invalid(Path.root('spec').child('ipFamilyPolicy'), policy, 'this cluster is not configured for dual-stack services'));
+  }
+  if (policy !== 'SingleStack' && families.length < configured.length) families = [...families, ...configured.filter((f) => !families.includes(f))];
+  if (policy === 'SingleStack') families = families.slice(0, 1);
+  const ips: string[] = [];
+  for (const [i, family] of families.entries()) {
+    const ip = requested[i];
+    try {
+      if (ip) {
+        await alloc.clusterIPs.allocate(ref, ip, dryRun);
+        ips.push(ip);
+      } else {
+        ips.push(await alloc.clusterIPs.allocateNext(ref, family, dryRun));
+      }
+      if (!dryRun) txn.takenIPs.push(ips[ips.length - 1]!);
+    } catch (err) {
+      if (!(err instanceof AllocationError)) throw err;
+      if (!ip) throw internalError(`failed to allocate a serviceIP: ${err.message}`);
+      throw invalidService(obj, invalid(Path.root('spec').child('clusterIPs'), requested, `failed to allocate IP ${ip}: ${err.message}`));
+    }
+  }
+  s.clusterIP = ips[0];
+  s.clusterIPs = ips;
+  s.ipFamilies = families;
+  s.ipFamilyPolicy = policy;
+}
+
+/** Upstream's initNodePorts/updateNodePorts: ports held before stay, requested ones are taken, the rest allocated; one node port may serve a port number over several protocols. */
+async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocation, obj: StoredObject, held: Set<number>, dryRun: boolean): Promise<void> {
+  const s = spec(obj);
+  const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '', uid: obj.metadata.uid };
+  const wanted = wantsNodePorts(s);
+  const inThisService = new Set<number>();
+  const ports = (s.ports ?? []) as ServicePort[];
+  for (const [i, p] of ports.entries()) {
+    const mutable = p as { nodePort?: number };
+    if (!p.nodePort && !wanted) continue;
+    if (!p.nodePort) {
+      // Another entry with the same port number (another protocol) shares its node port.
+      const sibling = ports.find((q) => q !== p && q.port === p.port && q.nodePort);
+      if (sibling) {
+        mutable.nodePort = sibling.nodePort;
+        continue;
+      }
+    }
+    const port = p.nodePort ?? 0;
+    if (port && (held.has(port) || inThisService.has(port))) {
+      inThisService.add(port);
+      continue;
+    }
+    try {
+      if (port) await alloc.nodePorts.allocate(ref, port, dryRun);
+      else mutable.nodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+    } catch (err) {
+      if (!(err instanceof AllocationError)) throw err;
+      if (!port) throw internalError(`failed to allocate a nodePort: ${err.message}`);
+      throw invalidService(obj, invalid(portsPath.index(i).child('nodePort'), port, err.message));
+    }
+    inThisService.add(mutable.nodePort!);
+    if (!dryRun) txn.takenPorts.push(mutable.nodePort!);
+  }
+  // A LoadBalancer with externalTrafficPolicy Local gets a health check node port too.
+  if (s.type !== 'LoadBalancer' || s.externalTrafficPolicy !== 'Local') return;
+  const requested = s.healthCheckNodePort ?? 0;
+  if (requested && (held.has(requested) || inThisService.has(requested))) return;
+  try {
+    if (requested) await alloc.nodePorts.allocate(ref, requested, dryRun);
+    else s.healthCheckNodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+  } catch (err) {
+    if (!(err instanceof AllocationError)) throw err;
+    if (!requested) throw internalError(`failed to allocate a nodePort: ${err.message}`);
+    throw invalidService(obj, invalid(Path.root('spec').child('healthCheckNodePort'), requested, err.message));
+  }
+  if (!dryRun) txn.takenPorts.push(s.healthCheckNodePort!);
+}
+
+export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
   const base = genericStrategy(info);
   return {
     ...base,
     returnDeletedObject: true,
     prepareForCreate(obj) {
       obj.status = { loadBalancer: {} };
-    },
-    async beforeCreate(obj) {
+      // upstream's normalizeClusterIPs: a lone clusterIP ("None" too) is also the list.
       const s = spec(obj);
-      const used = alloc.inUse();
-      if (s.type !== 'ExternalName') {
-        if (!s.clusterIP) {
-          s.clusterIP = pickFree(used.clusterIPs, () => ipFromOffset(2 + Math.floor(Math.random() * (cidrSize - 3))), 'cluster IP');
-        }
-        s.clusterIPs ??= [s.clusterIP];
-        s.ipFamilies ??= ['IPv4'];
-        s.ipFamilyPolicy ??= 'SingleStack';
-      }
-      if (wantsNodePorts(s.type)) {
-        for (const p of (s.ports ?? []) as ServicePort[]) {
-          if (p.nodePort) continue;
-          const port = pickFree(used.nodePorts, () => nodePortRange.min + Math.floor(Math.random() * (nodePortRange.max - nodePortRange.min + 1)), 'node port');
-          (p as { nodePort?: number }).nodePort = port;
-          used.nodePorts.add(port);
-        }
-      }
+      if (s.clusterIP && !s.clusterIPs?.length) s.clusterIPs = [s.clusterIP];
     },
     prepareForUpdate(obj, old) {
       obj.status = old.status;
       const s = spec(obj);
-      const o = (old.spec ?? {}) as NonNullable<Service['spec']>;
-      // Allocated values the request left out stay as they were.
-      if (!s.clusterIP && o.clusterIP && s.type !== 'ExternalName') {
-        s.clusterIP = o.clusterIP;
-        s.clusterIPs ??= o.clusterIPs;
+      const o = (old.spec ?? {}) as Spec;
+      // upstream's patchAllocatedValues: allocated values the request left out stay as they were.
+      if (needsClusterIP(o) && needsClusterIP(s)) {
+        if (!s.clusterIP && o.clusterIP) s.clusterIP = o.clusterIP;
+        if (!s.clusterIPs?.length && o.clusterIPs?.length && s.clusterIP === o.clusterIP) s.clusterIPs = o.clusterIPs;
+        s.ipFamilies ??= o.ipFamilies;
+        s.ipFamilyPolicy ??= o.ipFamilyPolicy;
       }
-      if (s.clusterIP && !s.clusterIPs) s.clusterIPs = o.clusterIPs;
-      s.ipFamilies ??= o.ipFamilies;
-      s.ipFamilyPolicy ??= o.ipFamilyPolicy;
-      if (wantsNodePorts(s.type) && wantsNodePorts(o.type)) {
+      if (wantsNodePorts(s) && wantsNodePorts(o)) {
         for (const p of (s.ports ?? []) as ServicePort[]) {
           const before = o.ports?.find((q) => q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
           if (!p.nodePort && before?.nodePort) (p as { nodePort?: number }).nodePort = before.nodePort;
         }
       }
+      if (s.healthCheckNodePort === undefined && o.healthCheckNodePort && s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local') {
+        s.healthCheckNodePort = o.healthCheckNodePort;
+      }
+      dropTypeDependentFields(s, o);
+    },
+    async allocate(obj, old, dryRun) {
+      const txn = new ServiceAllocation(alloc);
+      const s = spec(obj);
+      const o = old?.spec as Spec | undefined;
+      try {
+        const oldIPs = heldClusterIPs(o);
+        if (needsClusterIP(s) && oldIPs.length === 0) await allocateClusterIPs(alloc, txn, obj, dryRun);
+        const newIPs = new Set(heldClusterIPs(s));
+        txn.releaseIPs = oldIPs.filter((ip) => !newIPs.has(ip));
+        const oldPorts = heldNodePorts(o);
+        await allocateNodePorts(alloc, txn, obj, new Set(oldPorts), dryRun);
+        const newPorts = new Set(heldNodePorts(s));
+        txn.releasePorts = oldPorts.filter((p) => !newPorts.has(p));
+      } catch (err) {
+        await txn.revert();
+        throw err;
+      }
+      return txn;
+    },
+    async afterDelete(obj) {
+      const s = obj.spec as Spec | undefined;
+      const txn = new ServiceAllocation(alloc);
+      txn.releaseIPs = heldClusterIPs(s);
+      txn.releasePorts = heldNodePorts(s);
+      await txn.commit();
     },
   };
 }
