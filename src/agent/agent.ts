@@ -153,7 +153,15 @@ export class Agent implements Service {
           return;
         }
         dns = new ClusterDns({ informers, address, domain: cfg.clusterDomain, upstream: opts.clusterDnsUpstream, node: { name: nodeName, client, address }, clock: opts.clock, logger: opts.logger });
-        await dns.start();
+        try {
+          await dns.start();
+        } catch (err) {
+          // Port 53 taken on the gateway: the node still runs its pods (as a crash-looping CoreDNS
+          // pod would leave it), and no kube-dns slice points at this node.
+          opts.logger.error({ err, address }, 'cluster DNS could not start');
+          await dns.stop();
+          dns = undefined;
+        }
       },
       stop: async () => {
         await dns?.stop();

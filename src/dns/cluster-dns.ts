@@ -56,9 +56,11 @@ export class InformerClusterView implements ClusterView {
     const touch = () => {
       this.modified = Math.floor(clock.now() / 1000);
     };
-    for (const informer of [this.services, this.slices, this.namespaces] as SharedInformer<unknown & object>[]) {
-      informer.addEventHandler({ onAdd: touch, onUpdate: (a, b) => a !== b && touch(), onDelete: touch });
-    }
+    // Resyncs redeliver the same object: no change for the serial.
+    const handler = { onAdd: touch, onUpdate: (a: unknown, b: unknown) => a !== b && touch(), onDelete: touch };
+    this.services.addEventHandler(handler);
+    this.slices.addEventHandler(handler);
+    this.namespaces.addEventHandler(handler);
   }
 
   service(namespace: string, name: string): KubeService | undefined {

@@ -123,6 +123,9 @@ describe('cluster DNS resolver (CoreDNS kubernetes plugin records)', () => {
       'myservice.default.svc.cluster.local A 10.96.0.20',
     ]);
     assert.equal(ask('_http._tcp.external.default.svc.cluster.local', 'SRV').rcode, 'NXDOMAIN');
+    // The target outside the zone is left for an upstream to resolve.
+    assert.equal(ask('external.default.svc.cluster.local', 'A').chase, 'example.com');
+    assert.equal(ask('alias.default.svc.cluster.local', 'A').chase, undefined);
   });
 
   it('answers absent names NXDOMAIN with the SOA, as for busybox search domains', () => {

@@ -48,6 +48,8 @@ export interface Resolution {
   answers: Answer[];
   authorities: Answer[];
   additionals: Answer[];
+  /** A CNAME's target outside the zone (an ExternalName) whose addresses an upstream may add. */
+  chase?: string;
 }
 
 /** The name is not the cluster's: ask the upstream (or answer SERVFAIL without one). */
@@ -153,11 +155,12 @@ export class Resolver {
     let records: Answer[] = [];
     let additionals: Answer[] = [];
     let lookup: Lookup;
+    const chase: string[] = [];
     switch (type) {
       case 'A':
       case 'AAAA':
         lookup = this.services(name);
-        if (!lookup.nameError) records = this.addresses(qname, type, lookup.entries, [qname.toLowerCase()]);
+        if (!lookup.nameError) records = this.addresses(qname, type, lookup.entries, [name], chase);
         break;
       case 'TXT':
         if (name === `dns-version.${this.zone}`) {
@@ -205,7 +208,7 @@ export class Resolver {
       return { rcode: this.view.synced() ? 'NXDOMAIN' : 'SERVFAIL', authoritative: true, answers: [], authorities: [this.soa(zone)], additionals: [] };
     }
     if (records.length === 0) return { rcode: 'NOERROR', authoritative: true, answers: [], authorities: [this.soa(zone)], additionals: [] };
-    return { ...this.answer(records), additionals };
+    return { ...this.answer(records), additionals, ...(chase[0] ? { chase: chase[0] } : {}) };
   }
 
   private answer(answers: Answer[]): Resolution {
@@ -319,8 +322,8 @@ export class Resolver {
     return entries.length > 0 ? { entries } : noSuchName;
   }
 
-  /** A/AAAA records from entries: addresses of the family, CNAMEs followed inside the zone. */
-  private addresses(owner: string, type: 'A' | 'AAAA', entries: Entry[], chain: string[]): Answer[] {
+  /** A/AAAA records from entries: addresses of the family, CNAMEs followed inside the zone; targets outside it go to chase. */
+  private addresses(owner: string, type: 'A' | 'AAAA', entries: Entry[], chain: string[], chase: string[]): Answer[] {
     const family = type === 'A' ? 4 : 6;
     const out: Answer[] = [];
     const seen = new Set<string>();
@@ -337,10 +340,11 @@ export class Resolver {
         if (target === this.zone || target.endsWith(`.${this.zone}`)) {
           // Inside the zone: the CNAME only with what it leads to.
           const next = this.services(target);
-          const more = next.nameError ? [] : this.addresses(e.host, type, next.entries, [...chain, target]);
+          const more = next.nameError ? [] : this.addresses(e.host, type, next.entries, [...chain, target], chase);
           if (more.length > 0) out.push(cname, ...more);
         } else {
           out.push(cname);
+          chase.push(e.host);
         }
       }
     }

@@ -28,6 +28,7 @@ function run(cmd: string, args: string[]): Promise<Run> {
 const bigCount = 120;
 const cluster = fixtureCluster();
 cluster.objects.services.push(service('web', 'big', { type: 'ClusterIP', clusterIP: 'None', ports: [{ name: 'http', port: 80 }] }));
+cluster.objects.services.push(service('default', 'ext-test', { type: 'ExternalName', externalName: 'example.test' }));
 cluster.objects.slices.push(
   slice('web', 'big', 'big-1', {
     endpoints: Array.from({ length: bigCount }, (_, i) => ({ addresses: [`10.217.1.${i + 1}`], conditions: { ready: true } })),
@@ -142,6 +143,9 @@ describe('cluster DNS server on loopback', () => {
     // The upstream's own SERVFAIL comes back as it is; cluster names are still ours.
     assert.match((await dig(['other.test'], port)).stdout, /status: SERVFAIL/);
     assert.deepEqual((await dig(['+short', 'myservice.default.svc.cluster.local'], port)).stdout.trim(), '10.96.0.20');
+    // An ExternalName's target is resolved by the upstream, its addresses follow the CNAME.
+    assert.deepEqual((await dig(['+short', 'ext-test.default.svc.cluster.local'], port)).stdout.trim().split('\n'), ['example.test.', '192.0.2.7']);
+    assert.deepEqual(await short('ext-test.default.svc.cluster.local'), ['example.test.']);
   });
 
   it('answers a bad message FORMERR and keeps serving', async () => {
@@ -156,6 +160,49 @@ describe('cluster DNS server on loopback', () => {
     assert.equal(reply.readUInt16BE(0), 0x1234);
     assert.equal(reply[3]! & 0x0f, 1);
     assert.deepEqual(await short('myservice.default.svc.cluster.local'), ['10.96.0.20']);
+  });
+
+  it('answers hostile messages without stopping: FORMERR, NOTIMP, nothing for responses, TCP junk frames', async () => {
+    const packet = (await import('dns-packet')).default;
+    const q = (p: Parameters<typeof packet.encode>[0]) => packet.encode(p);
+    const ask = async (msg: Buffer) => {
+      const out = await server.reply(msg, 'udp');
+      return out ? packet.decode(out) : undefined;
+    };
+    const two = await ask(q({ type: 'query', id: 7, questions: [{ name: 'a.default.svc.cluster.local', type: 'A' }, { name: 'b.default.svc.cluster.local', type: 'A' }] }));
+    assert.equal((two as { rcode?: string } | undefined)?.rcode, 'FORMERR');
+    const notify = Buffer.from(q({ type: 'query', id: 8, questions: [{ name: 'cluster.local', type: 'SOA' }] }));
+    notify[2] = (4 << 3) | notify[2]!; // opcode NOTIFY
+    assert.equal(((await ask(notify)) as { rcode?: string } | undefined)?.rcode, 'NOTIMP');
+    assert.equal(await ask(q({ type: 'response', id: 9, questions: [{ name: 'cluster.local', type: 'A' }] })), undefined);
+    assert.equal(await ask(Buffer.from([1, 2, 3])), undefined);
+
+    // Over TCP: an empty frame and a junk frame, then a real query on the same connection.
+    const { connect } = await import('node:net');
+    const sock = connect({ host: '127.0.0.1', port: server.port });
+    const frames: Buffer[] = [];
+    let buf = Buffer.alloc(0);
+    const third = new Promise<void>((resolve) =>
+      sock.on('data', (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+          frames.push(buf.subarray(2, 2 + buf.readUInt16BE(0)));
+          buf = buf.subarray(2 + buf.readUInt16BE(0));
+          if (frames.length === 2) resolve();
+        }
+      }),
+    );
+    const query = q({ type: 'query', id: 77, questions: [{ name: 'myservice.default.svc.cluster.local', type: 'A' }] });
+    const junk = Buffer.from([0xab, 0xcd, 0x01, 0x00, 0x00, 0x05, 0, 0, 0, 0, 0, 0, 0xff]);
+    const framed = (m: Buffer) => Buffer.concat([Buffer.from([m.length >> 8, m.length & 0xff]), m]);
+    sock.write(Buffer.concat([framed(Buffer.alloc(0)), framed(junk), framed(query)]));
+    await third;
+    sock.destroy();
+    assert.equal(frames[0]!.readUInt16BE(0), 0xabcd);
+    assert.equal(frames[0]![3]! & 0x0f, 1);
+    const answer = packet.decode(frames[1]!);
+    assert.equal(answer.id, 77);
+    assert.deepEqual(answer.answers?.map((a) => a.type === 'A' && a.data), ['10.96.0.20']);
   });
 
   it('is understood by nslookup', async () => {
@@ -191,6 +238,13 @@ describe('cluster DNS server on loopback', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('fails to start on a port in use, and stops cleanly', async () => {
+    const clash = new DnsServer({ address: '127.0.0.1', port: server.port, resolver: { resolve: () => fallthrough } });
+    await assert.rejects(clash.start(), /EADDRINUSE/);
+    await clash.stop();
+    assert.deepEqual(await short('myservice.default.svc.cluster.local'), ['10.96.0.20']);
   });
 
   it('parses --cluster-dns-upstream values', () => {

@@ -66,9 +66,12 @@ export class DnsServer implements Service {
     for (let attempt = 0; ; attempt++) {
       const udp = createSocket({ type: isIP(address) === 6 ? 'udp6' : 'udp4' });
       await new Promise<void>((resolve, reject) => {
-        udp.once('error', reject);
+        udp.once('error', (err) => {
+          udp.close();
+          reject(err);
+        });
         udp.bind(this.opts.port, address, () => {
-          udp.off('error', reject);
+          udp.removeAllListeners('error');
           resolve();
         });
       });
@@ -126,12 +129,28 @@ export class DnsServer implements Service {
     if (opcode !== 'QUERY') resolution = failure('NOTIMP');
     else if (questions.length !== 1) resolution = failure('FORMERR');
     else resolution = this.opts.resolver.resolve(questions[0]!);
-    if (resolution !== fallthrough) return this.encode(req, resolution, transport);
+    if (resolution !== fallthrough) {
+      if (resolution.chase && this.opts.upstream) return this.chase(req, resolution, transport);
+      return this.encode(req, resolution, transport);
+    }
     if (!this.opts.upstream) return this.encode(req, failure('SERVFAIL'), transport);
     return (transport === 'udp' ? this.forwardUdp(query) : this.forwardTcp(query)).catch((err: unknown) => {
       this.opts.logger?.debug({ err }, 'cluster DNS upstream');
       return this.encode(req, failure('SERVFAIL'), transport);
     });
+  }
+
+  /** An ExternalName's CNAME with the upstream's answer for its target appended, as CoreDNS's Lookup of the target. */
+  private async chase(req: DecodedPacket, resolution: Resolution, transport: 'udp' | 'tcp'): Promise<Buffer> {
+    const type = req.questions![0]!.type;
+    const query = packet.encode({ type: 'query', id: (req.id ?? 0) ^ 0x5a5a, flags: packet.RECURSION_DESIRED, questions: [{ name: resolution.chase!, type, class: 'IN' }] });
+    try {
+      const answer = packet.decode(await (transport === 'udp' ? this.forwardUdp(query) : this.forwardTcp(query)));
+      return this.encode(req, { ...resolution, answers: [...resolution.answers, ...(answer.answers ?? [])] }, transport);
+    } catch (err) {
+      this.opts.logger?.debug({ err }, 'cluster DNS upstream');
+      return this.encode(req, resolution, transport);
+    }
   }
 
   private encode(req: DecodedPacket, resolution: Resolution, transport: 'udp' | 'tcp'): Buffer {

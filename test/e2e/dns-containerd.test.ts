@@ -1,7 +1,8 @@
 // Cluster DNS on kite up (containerd, bridge kite-dns 10.217.243.0/24): the agent serves DNS on
-// its pod bridge's gateway with no extra step, keeps its kube-dns EndpointSlice, and a pod whose
-// resolver is the gateway resolves a Service (busybox 1.35's nslookup: the FQDN succeeds, the short
-// name fails on the search domains CoreDNS answers NXDOMAIN). After a restart of kite it serves again.
+// its pod bridge's gateway with no extra step, keeps its kube-dns EndpointSlice, and a ClusterFirst
+// pod resolves a Service through 10.96.0.10 (busybox 1.35's nslookup: the FQDN succeeds, the short
+// name fails on the search domains CoreDNS answers NXDOMAIN); a headless Service answers with its
+// pod's address. After a restart of kite it serves again.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -30,8 +31,8 @@ spec:
     targetPort: 9376
 `;
 
-// The resolver is the node's gateway (the proxy's 10.96.0.10 is another helper's part), with the
-// search list and ndots a ClusterFirst pod gets.
+// A ClusterFirst pod: the kubelet writes nameserver 10.96.0.10 (kube-dns), which the node's proxy
+// sends to this node's DNS (internalTrafficPolicy Local, the kube-dns-<node> slice).
 const client = `apiVersion: v1
 kind: Pod
 metadata:
@@ -39,17 +40,10 @@ metadata:
 spec:
   restartPolicy: Never
   terminationGracePeriodSeconds: 1
-  dnsPolicy: None
-  dnsConfig:
-    nameservers: ["${gateway}"]
-    searches: [default.svc.cluster.local, svc.cluster.local, cluster.local]
-    options:
-    - name: ndots
-      value: "5"
   containers:
   - name: lookup
     image: busybox:1.35
-    command: ['sh', '-c', 'nslookup myservice.default.svc.cluster.local || exit 1; nslookup myservice; echo "short-exit=$?"']
+    command: ['sh', '-c', 'cat /etc/resolv.conf; nslookup myservice.default.svc.cluster.local || exit 1; nslookup myservice; echo "short-exit=$?"']
 `;
 
 interface SliceJson {
@@ -90,10 +84,47 @@ describe('cluster DNS on kite up (containerd)', { skip }, () => {
     }, 'dns-client finished', 120_000);
     const logs = k(['logs', 'dns-client']);
     assert.equal(phase, 'Succeeded', logs);
+    assert.match(logs, /^nameserver 10\.96\.0\.10$/m);
+    assert.match(logs, /^Server:\s+10\.96\.0\.10$/m);
     assert.match(logs, new RegExp(`Name:\\s+myservice\\.default\\.svc\\.cluster\\.local\\nAddress:\\s+${ip.replaceAll('.', '\\.')}`));
     assert.match(logs, /server can't find myservice\.svc\.cluster\.local: NXDOMAIN/);
     assert.match(logs, /server can't find myservice\.cluster\.local: NXDOMAIN/);
     assert.match(logs, /short-exit=1/);
+  });
+
+  it("answers a headless Service with its pod's address from the EndpointSlice controller's slice", async () => {
+    k(
+      ['apply', '-f', '-'],
+      `apiVersion: v1
+kind: Service
+metadata:
+  name: sleeper
+spec:
+  clusterIP: None
+  selector:
+    app: sleeper
+  ports:
+  - name: http
+    port: 80
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: sleeper
+  labels:
+    app: sleeper
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: sleep
+    image: busybox:1.35
+    command: ['sleep', '3600']
+`,
+    );
+    const podIP = await eventually(() => k(['get', 'pod', 'sleeper', '-o', 'jsonpath={.status.podIP}']).trim() || undefined, 'the pod IP', 120_000);
+    await eventually(async () => ((await digShort('sleeper.default.svc.cluster.local')).join() === podIP ? true : undefined), 'sleeper resolves to its pod', 30_000);
+    assert.deepEqual(await digShort('-x', podIP), [`${podIP.replaceAll('.', '-')}.sleeper.default.svc.cluster.local.`]);
+    assert.deepEqual(await digShort(`${podIP.replaceAll('.', '-')}.default.pod.cluster.local`), [podIP]);
   });
 
   it('serves again after a restart of kite, with no extra step', async () => {
