@@ -152,6 +152,21 @@ describe('service IP and node port allocation', () => {
     }
   });
 
+  it('IP families as upstream settles them on a single-stack cluster', async () => {
+    const services = a.of('', 'services');
+    const plain = (await services.create('default', svc('plain'), write)) as Service;
+    assert.deepEqual([plain.spec?.ipFamilyPolicy, plain.spec?.ipFamilies], ['SingleStack', ['IPv4']]);
+    const prefer = (await services.create('default', svc('prefer', { ipFamilyPolicy: 'PreferDualStack' }), write)) as Service;
+    assert.deepEqual([prefer.spec?.ipFamilyPolicy, prefer.spec?.ipFamilies, prefer.spec?.clusterIPs?.length], ['PreferDualStack', ['IPv4'], 1]);
+    // Headless without selector: RequireDualStack over the families the cluster has; no address.
+    const headless = (await services.create('default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hl' }, spec: { clusterIP: 'None', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }], type: 'ClusterIP', sessionAffinity: 'None', internalTrafficPolicy: 'Cluster' } }, write)) as Service;
+    assert.deepEqual([headless.spec?.ipFamilyPolicy, headless.spec?.ipFamilies, headless.spec?.clusterIPs], ['RequireDualStack', ['IPv4'], ['None']]);
+    const v6 = await failure(services.create('default', svc('v6', { ipFamilies: ['IPv6'] }), write));
+    assert.equal(v6.message, 'Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
+    const dual = await failure(services.create('default', svc('dual', { ipFamilyPolicy: 'RequireDualStack' }), write));
+    assert.equal(dual.message, 'Service "dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+  });
+
   it('a failed create, a dry run and a delete leave nothing allocated', async () => {
     const services = a.of('', 'services');
     await services.create('default', svc('x'), write);

@@ -107,26 +107,42 @@ class ServiceAllocation implements Allocation {
   }
 }
 
+const ipFamiliesPath = Path.root('spec').child('ipFamilies');
+
+/**
+ * upstream's initIPFamilyFields: the families from the request, else from its IPs, else the
+ * cluster's primary; the policy SingleStack (RequireDualStack when two families are asked for, and
+ * for a headless Service without selector, which serves every family the cluster has).
+ */
+function initIPFamilyFields(obj: StoredObject, configured: IPFamily[]): void {
+  const s = spec(obj);
+  if (s.type === 'ExternalName') return;
+  const requested = s.clusterIPs?.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : [];
+  const headlessSelectorless = requested[0] === 'None' && Object.keys(s.selector ?? {}).length === 0;
+  let families = [...((s.ipFamilies ?? []) as IPFamily[])];
+  if (families.length === 0) families = requested.filter((ip) => ip !== 'None').map((ip) => familyOf(ip) ?? 'IPv4');
+  if (families.length === 0 && configured[0]) families = [configured[0]];
+  const policy = s.ipFamilyPolicy ?? (headlessSelectorless || families.length === 2 ? 'RequireDualStack' : 'SingleStack');
+  if (!headlessSelectorless) {
+    families.forEach((f, i) => {
+      if (!configured.includes(f)) throw invalidService(obj, invalid(ipFamiliesPath.index(i), f, 'not configured on this cluster'));
+    });
+    if (policy === 'RequireDualStack' && configured.length < 2) {
+      throw invalidService(obj, invalid(Path.root('spec').child('ipFamilyPolicy'), policy, 'this cluster is not configured for dual-stack services'));
+    }
+  }
+  if (policy !== 'SingleStack') families = [...families, ...configured.filter((f) => !families.includes(f))].slice(0, 2);
+  else families = families.slice(0, 1);
+  s.ipFamilies = families;
+  s.ipFamilyPolicy = policy;
+}
+
 async function allocateClusterIPs(alloc: ServiceAllocators, txn: ServiceAllocation, obj: StoredObject, dryRun: boolean): Promise<void> {
   const s = spec(obj);
   const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-  const configured = await alloc.clusterIPs.families();
   const requested = s.clusterIPs?.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : [];
-  // The families: the requested ones, else those of the requested IPs, else the cluster's primary.
-  let families = (s.ipFamilies ?? []) as IPFamily[];
-  if (families.length === 0) families = requested.map((ip) => familyOf(ip) ?? 'IPv4');
-  if (families.length === 0 && configured[0]) families = [configured[0]];
-  families.forEach((f, i) => {
-    if (!configured.includes(f)) throw invalidService(obj, invalid(Path.root('spec').child('ipFamilies').index(i), f, 'not configured on this cluster'));
-  });
-  const policy = s.ipFamilyPolicy ?? 'SingleStack';
-  if (policy === 'RequireDualStack' && configured.length < 2) {
-    throw invalidService(obj, invalid(Path.root('spec').child('ipFamilyPolicy'), policy, 'this cluster is not configured for dual-stack services'));
-  }
-  if (policy !== 'SingleStack' && families.length < configured.length) families = [...families, ...configured.filter((f) => !families.includes(f))];
-  if (policy === 'SingleStack') families = families.slice(0, 1);
   const ips: string[] = [];
-  for (const [i, family] of families.entries()) {
+  for (const [i, family] of ((s.ipFamilies ?? []) as IPFamily[]).entries()) {
     const ip = requested[i];
     try {
       if (ip) {
@@ -144,8 +160,6 @@ async function allocateClusterIPs(alloc: ServiceAllocators, txn: ServiceAllocati
   }
   s.clusterIP = ips[0];
   s.clusterIPs = ips;
-  s.ipFamilies = families;
-  s.ipFamilyPolicy = policy;
 }
 
 /** Upstream's initNodePorts/updateNodePorts: ports held before stay, requested ones are taken, the rest allocated; one node port may serve a port number over several protocols. */
@@ -216,7 +230,10 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
       if (needsClusterIP(o) && needsClusterIP(s)) {
         if (!s.clusterIP && o.clusterIP) s.clusterIP = o.clusterIP;
         if (!s.clusterIPs?.length && o.clusterIPs?.length && s.clusterIP === o.clusterIP) s.clusterIPs = o.clusterIPs;
-        s.ipFamilies ??= o.ipFamilies;
+      }
+      // Families once settled stay (headless ones too) until the Service becomes an ExternalName.
+      if (s.type !== 'ExternalName' && o.type !== 'ExternalName') {
+        if (!s.ipFamilies?.length && o.ipFamilies?.length) s.ipFamilies = o.ipFamilies;
         s.ipFamilyPolicy ??= o.ipFamilyPolicy;
       }
       if (wantsNodePorts(s) && wantsNodePorts(o)) {
@@ -236,6 +253,8 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
       const o = old?.spec as Spec | undefined;
       try {
         const oldIPs = heldClusterIPs(o);
+        // A new Service, or one leaving ExternalName: its families are settled now.
+        if (!o?.ipFamilies?.length || o.type === 'ExternalName') initIPFamilyFields(obj, await alloc.clusterIPs.families());
         if (needsClusterIP(s) && oldIPs.length === 0) await allocateClusterIPs(alloc, txn, obj, dryRun);
         const newIPs = new Set(heldClusterIPs(s));
         txn.releaseIPs = oldIPs.filter((ip) => !newIPs.has(ip));
