@@ -75,11 +75,14 @@ export class NodePortAllocator {
     if (!(await this.claim(port, svc))) throw new AllocationError('provided port is already allocated');
   }
 
-  /** Takes a free port, upper band first; a dry run takes nothing and answers the range's base, as upstream's. */
-  async allocateNext(svc: ServiceRef & { uid?: string }, dryRun: boolean): Promise<number> {
+  /**
+   * Takes a free port, upper band first; a dry run takes nothing and answers the range's base, as
+   * upstream's. `taken`, the claims read once for a whole write, is kept up to date.
+   */
+  async allocateNext(svc: ServiceRef & { uid?: string }, dryRun: boolean, taken?: Set<number>): Promise<number> {
     if (dryRun) return this.range.base;
     const offset = portRangeOffset(this.range.size);
-    const taken = await this.taken();
+    taken ??= await this.taken();
     const bands: [number, number][] = [[this.range.base + offset, this.range.size - offset]];
     if (offset > 0) bands.push([this.range.base, offset]);
     for (const [from, span] of bands) {
@@ -87,6 +90,7 @@ export class NodePortAllocator {
       for (let i = 0; i < span; i++) {
         const port = from + ((start + i) % span);
         if (taken.has(port)) continue;
+        taken.add(port);
         if (await this.claim(port, svc)) return port;
       }
     }
@@ -120,7 +124,7 @@ export class NodePortAllocator {
     }
   }
 
-  private async taken(): Promise<Set<number>> {
+  async taken(): Promise<Set<number>> {
     return new Set((await this.claims()).keys());
   }
 }

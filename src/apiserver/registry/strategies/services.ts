@@ -169,6 +169,9 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
   const wanted = wantsNodePorts(s);
   const inThisService = new Set<number>();
   const ports = (s.ports ?? []) as ServicePort[];
+  // The claims, read once for the whole Service (it may have hundreds of ports).
+  let taken: Set<number> | undefined;
+  const next = async () => alloc.nodePorts.allocateNext(ref, dryRun, dryRun ? undefined : (taken ??= await alloc.nodePorts.taken()));
   for (const [i, p] of ports.entries()) {
     const mutable = p as { nodePort?: number };
     if (!p.nodePort && !wanted) continue;
@@ -187,7 +190,7 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
     }
     try {
       if (port) await alloc.nodePorts.allocate(ref, port, dryRun);
-      else mutable.nodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+      else mutable.nodePort = await next();
     } catch (err) {
       if (!(err instanceof AllocationError)) throw err;
       if (!port) throw internalError(`failed to allocate a nodePort: ${err.message}`);
@@ -202,7 +205,7 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
   if (requested && (held.has(requested) || inThisService.has(requested))) return;
   try {
     if (requested) await alloc.nodePorts.allocate(ref, requested, dryRun);
-    else s.healthCheckNodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+    else s.healthCheckNodePort = await next();
   } catch (err) {
     if (!(err instanceof AllocationError)) throw err;
     if (!requested) throw internalError(`failed to allocate a nodePort: ${err.message}`);
