@@ -14,7 +14,7 @@ import { handlePatch } from './handlers/patch.js';
 import { subresourceStorage, type SubresourceHandler } from './handlers/subresources.js';
 import { handleWatch } from './handlers/watch.js';
 import { negotiateOutput, tableOptions, wantsAggregatedDiscovery } from './http/negotiation.js';
-import { writeObject, writeText } from './http/respond.js';
+import { addResponseWarning, writeObject, writeText } from './http/respond.js';
 import type { KubeletClient } from './kubeletclient/client.js';
 import type { ApiMetrics } from './metrics.js';
 import { serveOpenAPIV2 } from './openapi/v2.js';
@@ -174,6 +174,8 @@ export function storageGroupVersions(deps: StorageDependencies): APIGroupVersion
   });
 }
 
+export const ENDPOINTS_DEPRECATION_WARNING = 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice';
+
 function serveStored(
   { req, res, url, info, upgrade }: ResourceContext,
   user: UserInfo,
@@ -188,6 +190,8 @@ function serveStored(
   if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw notFoundPath();
   const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
   const scoped = resource.namespaced ? info : { ...info, namespace: '' };
+  // 1.33 deprecates v1 Endpoints: every request on them is told so (upstream's deprecated-resource warning).
+  if (resource.group === '' && resource.resource === 'endpoints') addResponseWarning(res, ENDPOINTS_DEPRECATION_WARNING);
   const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries, output, clock, upgrade };
   if (info.subresource) {
     const sub = info.subresource;

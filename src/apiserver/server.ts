@@ -70,6 +70,8 @@ export interface ApiServerOptions {
   controllerIdentities?: readonly string[];
   /** kube-controller-manager's --terminated-pod-gc-threshold for the pod garbage collector. */
   terminatedPodGCThreshold?: number;
+  /** kube-controller-manager's --max-endpoints-per-slice for the EndpointSlice controller. */
+  maxEndpointsPerSlice?: number;
   /** kube-controller-manager's --horizontal-pod-autoscaler-sync-period (ms). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
@@ -278,6 +280,7 @@ export class ApiServer implements Service {
       serviceAccountTokens,
       terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold,
       horizontalPodAutoscalerSyncPeriodMs: this.opts.horizontalPodAutoscalerSyncPeriodMs,
+      maxEndpointsPerSlice: this.opts.maxEndpointsPerSlice,
     };
   }
 

@@ -18,6 +18,7 @@ import { isNotFound } from '../kubelet/runtime/types.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
 import type { KubeletConfig } from '../kubelet/config.js';
 import { parseKubeletConfiguration } from '../kubelet/configfile.js';
+import { parseUpstream, type Upstream } from '../dns/server.js';
 import { realClock } from '../util/clock.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from '../util/args.js';
@@ -37,8 +38,10 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --cgroup-root PATH          where pod cgroups go (default /kubepods)
            --config FILE               a KubeletConfiguration (kubelet.config.k8s.io/v1beta1): maxPods, clusterDNS, clusterDomain,
                                        containerLogMaxSize/Files, crashLoopBackOff.maxContainerRestartPeriod, ...
+           --cluster-dns-upstream IP[:PORT]  where the node's cluster DNS sends names outside the cluster domain
+                                       (default: none, they get SERVFAIL)
   up       Bring up a cluster on this machine: the API server (server flags), its image registry, and an agent.
-           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --config as for agent
+           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --config, --cluster-dns-upstream as for agent
            --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
   reset    Remove every pod, sandbox, cgroup, bridge and file that up or agent made.
            --data-dir DIR              (required)
@@ -46,7 +49,12 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --data-dir DIR --image-cache DIR --port PORT
 `;
 
-const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root', 'config'];
+const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root', 'config', 'cluster-dns-upstream'];
+
+function upstreamFlag(args: ParsedArgs): Upstream | undefined {
+  const v = args.flags.get('cluster-dns-upstream');
+  return v === undefined ? undefined : parseUpstream(v);
+}
 
 function networkOptions(args: ParsedArgs): PodNetworkOptions {
   const bridge = args.flags.get('bridge');
@@ -109,6 +117,7 @@ export async function agentCommand(argv: string[]): Promise<void> {
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
     kubeletConfig: await kubeletConfigFlag(args),
+    clusterDnsUpstream: upstreamFlag(args),
     clock: realClock,
     logger,
   });
@@ -124,6 +133,7 @@ export async function upCommand(argv: string[]): Promise<void> {
   const opts = serverOptions(args, logger);
   const dataDir = opts.dataDir;
   const kubeletConfig = await kubeletConfigFlag(args);
+  const clusterDnsUpstream = upstreamFlag(args);
   const server = new ApiServer(opts);
   const registry = new Registry({ dataDir: join(dataDir, 'registry') });
   // The agent exists only once the server is up; a signal before that stops the server alone.
@@ -150,6 +160,7 @@ export async function upCommand(argv: string[]): Promise<void> {
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
     kubeletConfig,
+    clusterDnsUpstream,
   });
   const joined = await node.thread.joined;
   process.stdout.write(`node ${joined.nodeName} joined (kubelet on 127.0.0.1:${joined.kubeletPort})\n`);

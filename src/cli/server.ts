@@ -21,6 +21,7 @@ export const serverUsage = `  server   Run the API server.
            --components LIST           what runs beside the API server: controllers,scheduler (default both; "apiserver" alone for none)
            --controllers LIST          controllers to run: * (all enabled by default), NAME enables, -NAME disables (default *)
            --terminated-pod-gc-threshold N  terminated pods kept before the oldest are deleted (0: none deleted), default 12500
+           --max-endpoints-per-slice N  endpoints per EndpointSlice the EndpointSlice controller writes (1-1000), default 100
            --horizontal-pod-autoscaler-sync-period DURATION  how often each HorizontalPodAutoscaler is reconciled, default 15s
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
@@ -32,8 +33,7 @@ export const serverUsage = `  server   Run the API server.
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
 `;
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
-
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
   if (!dataDir) throw new Error('--data-dir is required');
@@ -46,6 +46,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     components: parseComponents(args.flags.get('components')),
     controllers: parseControllers(args.flags.get('controllers')),
     terminatedPodGCThreshold: wholeNumber(args, 'terminated-pod-gc-threshold'),
+    maxEndpointsPerSlice: maxEndpointsPerSlice(args),
     horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
     controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),
@@ -81,6 +82,13 @@ function wholeNumber(args: ParsedArgs, flag: string): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
   return Number(text);
+}
+
+/** kube-controller-manager's check: --max-endpoints-per-slice in [1, 1000]. */
+function maxEndpointsPerSlice(args: ParsedArgs): number | undefined {
+  const n = wholeNumber(args, 'max-endpoints-per-slice');
+  if (n !== undefined && (n < 1 || n > 1000)) throw new Error(`--max-endpoints-per-slice must be between 1 and 1000, got ${n}`);
+  return n;
 }
 
 function requestLimits(args: ParsedArgs): RequestLimits {

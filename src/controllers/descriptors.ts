@@ -11,6 +11,8 @@ import { CronJobController } from './cronjob/controller.js';
 import { DaemonSetController } from './daemonset/daemonset.js';
 import { DeploymentController } from './deployment/deployment.js';
 import { DisruptionController } from './disruption/disruption.js';
+import { EndpointsController } from './endpoint/controller.js';
+import { EndpointSliceController } from './endpointslice/controller.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
@@ -39,6 +41,8 @@ export interface ControllerContext {
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** --max-endpoints-per-slice (default 100). */
+  maxEndpointsPerSlice?: number;
 }
 
 export interface ControllerDescriptor {
@@ -130,6 +134,18 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['disruption'],
     identity: 'disruption-controller',
     init: (ctx) => new DisruptionController(ctx),
+  },
+  {
+    name: 'endpoints-controller',
+    aliases: ['endpoint'],
+    identity: 'endpoint-controller',
+    init: (ctx) => new EndpointsController(ctx),
+  },
+  {
+    name: 'endpointslice-controller',
+    aliases: ['endpointslice'],
+    identity: 'endpointslice-controller',
+    init: (ctx) => new EndpointSliceController(ctx),
   },
   {
     name: 'service-cidr-controller',

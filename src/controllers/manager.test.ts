@@ -32,6 +32,8 @@ test('every controller names the service account upstream runs it as', () => {
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',
       'disruption-controller': 'disruption-controller',
+      'endpoints-controller': 'endpoint-controller',
+      'endpointslice-controller': 'endpointslice-controller',
       'service-cidr-controller': 'service-cidrs-controller',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
       'certificatesigningrequest-signing-controller': 'certificate-controller',

@@ -20,6 +20,8 @@ export interface ControllerManagerConfig {
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** --max-endpoints-per-slice (default 100). */
+  maxEndpointsPerSlice?: number;
   /** A token per controller identity (its service account's); a controller without one uses the manager's. */
   serviceAccountTokens?: Readonly<Record<string, string>>;
 }

@@ -8,6 +8,7 @@ import { child, defaultPod, defaultResourceList, isObj, type Obj } from './podsp
 import { defaultCronJob } from './cronjob.js';
 import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 import { defaultJob } from './batch.js';
+import { defaultNetworkPolicy } from './networkpolicy.js';
 
 export { imageTag } from './podspec.js';
 
@@ -103,6 +104,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'batch/CronJob': defaultCronJob,
   'batch/Job': defaultJob,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
+  'networking.k8s.io/NetworkPolicy': defaultNetworkPolicy,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
 };

@@ -46,6 +46,7 @@ import {
 import { validateCronJob, validateCronJobUpdate } from './cronjob.js';
 import { validateObjectMetaUpdate, type Obj } from './meta.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
+import { validateNetworkPolicy, validateNetworkPolicyUpdate } from './networkpolicy.js';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatusUpdate, validatePodDisruptionBudgetUpdate } from './policy.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
@@ -104,6 +105,7 @@ const kinds: Record<string, KindValidation> = {
   'apps/Deployment': { create: validateDeployment, update: validateDeploymentUpdate, status: validateDeploymentStatusUpdate },
   'apps/ReplicaSet': { create: validateReplicaSet, update: validateReplicaSetUpdate, status: validateReplicaSetStatusUpdate },
   'discovery.k8s.io/EndpointSlice': { create: validateEndpointSlice, update: validateEndpointSliceUpdate },
+  'networking.k8s.io/NetworkPolicy': { create: validateNetworkPolicy, update: validateNetworkPolicyUpdate },
   'events.k8s.io/Event': {
     create: (obj) => validateEventCreate(eventsV1View(obj), false),
     update: (obj, old) => validateEventUpdate(eventsV1View(obj), eventsV1View(old), false),

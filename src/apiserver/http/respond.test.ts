@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateHeaderValue, type ServerResponse } from 'node:http';
-import { warningHeaders, writeError, writeJson, writeObject } from './respond.js';
+import { addResponseWarning, warningHeaders, writeError, writeJson, writeObject } from './respond.js';
 import { methodNotAllowed } from '../../api/errors.js';
 
 /** Just enough of a ServerResponse to see what is written. */
@@ -12,6 +12,7 @@ function recorder() {
       return out.headersSent;
     },
     setHeader: (k: string, v: unknown) => (out.headers[k] = v),
+    getHeader: (k: string) => out.headers[k],
     writeHead: (code: number, headers: Record<string, unknown>) => {
       out.code = code;
       Object.assign(out.headers, headers);
@@ -35,6 +36,13 @@ describe('JSON bodies end in a newline, as Go\'s json.Encoder writes them', () =
       assert.equal(out.body, body, what);
       assert.equal(out.headers['Content-Length'], String(Buffer.byteLength(body)), what);
     }
+  });
+
+  it("a request's own warning comes before the handler's", () => {
+    const { res, out } = recorder();
+    addResponseWarning(res, 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice');
+    writeObject(res, 201, { a: 1 }, false, ['unknown field "x"']);
+    assert.deepEqual(out.headers.Warning, ['299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"', '299 - "unknown field \\"x\\""']);
   });
 
   it('YAML is left as the YAML library ends it', () => {

@@ -22,13 +22,21 @@ function writeBody(res: ServerResponse, code: number, text: string, contentType:
     'Content-Length': String(Buffer.byteLength(text)),
     'Cache-Control': 'no-cache, private',
   };
-  const warning = warningHeaders(warnings);
+  // Warnings the request's resource set up front (addResponseWarning) come first, as upstream's recorder orders them.
+  const warning = [...headerValues(res.getHeader('Warning')), ...warningHeaders(warnings)];
   if (warning.length) headers.Warning = warning;
   res.writeHead(code, headers);
   // With warnings, a Buffer body makes Node write the head on its own, as latin1 (with a string body
   // it would write head and body together as UTF-8, and a warning's bytes would be encoded twice).
   // Without them the head is ASCII, and the string saves a copy of every response.
   res.end(warning.length ? Buffer.from(text, 'utf8') : text);
+}
+
+const headerValues = (v: number | string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [String(v)]);
+
+/** A warning every response to the request carries, whatever writes it (objects, errors, watches). */
+export function addResponseWarning(res: ServerResponse, text: string): void {
+  res.setHeader('Warning', [...headerValues(res.getHeader('Warning')), ...warningHeaders([text])]);
 }
 
 export function writeText(res: ServerResponse, code: number, text: string, contentType = 'text/plain; charset=utf-8'): void {

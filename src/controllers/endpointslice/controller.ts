@@ -1,0 +1,183 @@
+// The EndpointSlice controller (upstream's pkg/controller/endpointslice): for every Service with a
+// selector it keeps discovery.k8s.io/v1 EndpointSlices of the pods the selector picks, planned by
+// reconciler.ts. Services without a selector (their slices are the user's) and ExternalName
+// Services are left alone; a deleted Service's slices go with it through the garbage collector
+// (they are owned by it). Pods, Services and the controller's own slices queue the Service.
+import type { Node, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import { hasStatusCode } from '../../api/errors.js';
+import { selectorFromSet } from '../../api/labels.js';
+import { findResource } from '../../api/resources.js';
+import type { Client, ResourceClient } from '../../client/client.js';
+import type { SharedInformerFactory } from '../../client/factory.js';
+import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
+import type { Lister } from '../../client/lister.js';
+import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '../../client/workqueue.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
+import { QueueController } from '../kit/controller.js';
+import { podServiceKeys, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
+import { EndpointSliceTracker } from './tracker.js';
+
+/** --concurrent-service-endpoint-syncs default. */
+export const DEFAULT_CONCURRENT_SYNCS = 5;
+/** Upstream's defaultSyncBackOff and maxSyncBackOff for failed syncs. */
+const SYNC_BACKOFF_MS = 1000;
+const MAX_SYNC_BACKOFF_MS = 1000_000;
+
+const servicesInfo = findResource('', 'v1', 'services')!;
+const podsInfo = findResource('', 'v1', 'pods')!;
+const nodesInfo = findResource('', 'v1', 'nodes')!;
+const slicesInfo = findResource('discovery.k8s.io', 'v1', 'endpointslices')!;
+
+/** The slices' index by the `<namespace>/<service>` their service-name label names. */
+const BY_SERVICE = 'endpointslice-service';
+
+export interface EndpointSliceControllerOptions {
+  client: Client;
+  informers: SharedInformerFactory;
+  clock: Clock;
+  logger: Logger;
+  /** --max-endpoints-per-slice (default 100). */
+  maxEndpointsPerSlice?: number;
+  /** --concurrent-service-endpoint-syncs (default 5). */
+  workers?: number;
+}
+
+const managedByController = (slice: EndpointSlice) => slice.metadata?.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME;
+const serviceKeyOfSlice = (slice: EndpointSlice) => `${slice.metadata?.namespace ?? ''}/${slice.metadata?.labels?.[LABEL_SERVICE_NAME] ?? ''}`;
+const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
+
+export class EndpointSliceController {
+  private readonly services: Lister<Service>;
+  private readonly pods: Lister<Pod>;
+  private readonly nodes: Lister<Node>;
+  private readonly slices: Lister<EndpointSlice>;
+  private readonly controller: QueueController;
+  private readonly tracker = new EndpointSliceTracker();
+  private readonly triggerTimes = new TriggerTimeTracker();
+  /** Services whose last sync found the slice cache behind this controller's writes. */
+  private readonly waitingForCache = new Set<string>();
+  private readonly maxEndpointsPerSlice: number;
+
+  constructor(private readonly opts: EndpointSliceControllerOptions) {
+    const { informers } = opts;
+    const serviceInformer = informers.informerFor<Service>(servicesInfo);
+    const podInformer = informers.informerFor<Pod>(podsInfo);
+    const nodeInformer = informers.informerFor<Node>(nodesInfo);
+    const sliceInformer = informers.informerFor<EndpointSlice>(slicesInfo);
+    informers.addIndexers<EndpointSlice>(slicesInfo, { [BY_SERVICE]: (s) => (s.metadata?.labels?.[LABEL_SERVICE_NAME] ? [serviceKeyOfSlice(s)] : []) });
+    this.services = informers.lister(servicesInfo);
+    this.pods = informers.lister(podsInfo);
+    this.nodes = informers.lister(nodesInfo);
+    this.slices = informers.lister(slicesInfo);
+    this.maxEndpointsPerSlice = opts.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;
+    this.controller = new QueueController({
+      name: 'endpointslice',
+      clock: opts.clock,
+      logger: opts.logger,
+      sources: [serviceInformer, podInformer, nodeInformer, sliceInformer],
+      sync: (key) => this.syncService(key),
+      workers: opts.workers ?? DEFAULT_CONCURRENT_SYNCS,
+      rateLimiter: new MaxOfRateLimiter<string>(new ItemExponentialFailureRateLimiter(SYNC_BACKOFF_MS, MAX_SYNC_BACKOFF_MS), new BucketRateLimiter(10, 100, opts.clock)),
+    });
+
+    const enqueueService = (svc: Service | DeletedFinalStateUnknown<Service>) => this.controller.enqueue(metaNamespaceKeyFunc(svc));
+    serviceInformer.addEventHandler({ onAdd: enqueueService, onUpdate: (_old, cur) => enqueueService(cur), onDelete: enqueueService });
+
+    const enqueueAll = (keys: Set<string>) => {
+      for (const k of keys) this.controller.enqueue(k);
+    };
+    podInformer.addEventHandler({
+      onAdd: (pod) => enqueueAll(podServiceKeys(this.services, pod)),
+      onUpdate: (old, cur) => enqueueAll(servicesToUpdateOnPodChange(this.services, old, cur)),
+      onDelete: (obj) => enqueueAll(podServiceKeys(this.services, unwrap(obj))),
+    });
+
+    const sliceChanged = (slice: EndpointSlice) => {
+      const key = serviceKeyOfSlice(slice);
+      if (this.waitingForCache.delete(key)) this.controller.enqueue(key);
+      else if (managedByController(slice) && this.tracker.shouldSync(slice)) this.controller.enqueue(key);
+    };
+    sliceInformer.addEventHandler({
+      onAdd: sliceChanged,
+      onUpdate: (old, cur) => {
+        // A slice handed to or taken from this controller concerns its Service either way.
+        if (managedByController(old) !== managedByController(cur)) this.controller.enqueue(serviceKeyOfSlice(cur));
+        else sliceChanged(cur);
+      },
+      onDelete: (obj) => {
+        const slice = unwrap(obj);
+        const key = serviceKeyOfSlice(slice);
+        const unexpected = managedByController(slice) && this.tracker.has(slice) && this.tracker.handleDeletion(slice);
+        if (this.waitingForCache.delete(key) || unexpected) this.controller.enqueue(key);
+      },
+    });
+  }
+
+  start(): void {
+    this.controller.start();
+  }
+
+  stop(): Promise<void> {
+    return this.controller.stop();
+  }
+
+  private client(namespace: string): ResourceClient<EndpointSlice> {
+    return this.opts.client.resource<EndpointSlice>(slicesInfo).namespace(namespace);
+  }
+
+  private async syncService(key: string): Promise<number | void> {
+    const { namespace, name } = splitMetaNamespaceKey(key);
+    const service = this.services.namespace(namespace).get(name);
+    if (!service) {
+      // Its slices are owned by it: the garbage collector removes them.
+      this.triggerTimes.deleteService(namespace, name);
+      this.tracker.deleteService(key);
+      this.waitingForCache.delete(key);
+      return;
+    }
+    if (service.spec?.type === 'ExternalName') return;
+    const selector = service.spec?.selector;
+    if (!selector || Object.keys(selector).length === 0) return;
+
+    const pods = this.pods.namespace(namespace).list(selectorFromSet(selector));
+    const slices = this.slices.byIndex(BY_SERVICE, key).filter(managedByController);
+    if (this.tracker.staleSlices(key, slices)) {
+      // Planned from this cache, the sync would undo or duplicate writes not seen yet: wait for them.
+      this.waitingForCache.add(key);
+      return SYNC_BACKOFF_MS;
+    }
+    this.waitingForCache.delete(key);
+    const triggerTime = this.triggerTimes.compute(service, pods);
+    const plan = reconcile({
+      service,
+      pods,
+      existing: slices.filter((s) => !s.metadata?.deletionTimestamp),
+      node: (n) => this.nodes.get(n),
+      maxEndpointsPerSlice: this.maxEndpointsPerSlice,
+      triggerTime,
+    });
+    const client = this.client(namespace);
+    for (const slice of plan.create) {
+      try {
+        this.tracker.update(await client.create(slice));
+      } catch (err) {
+        // A namespace being deleted takes no new objects; its Services are going too.
+        if (hasStatusCode(err, 403) && /is being terminated/.test(String((err as Error).message))) return;
+        throw err;
+      }
+    }
+    for (const slice of plan.update) this.tracker.update(await client.update(slice));
+    for (const slice of plan.delete) {
+      try {
+        await client.delete(slice.metadata!.name!);
+      } catch (err) {
+        if (!hasStatusCode(err, 404)) throw err;
+      }
+      this.tracker.expectDeletion(slice);
+    }
+    if (plan.errors.length > 0) throw new Error(plan.errors.join('; '));
+  }
+}
