@@ -7,7 +7,7 @@ import { StatusError } from '../../../api/errors.js';
 import type { KubeObject } from '../../../api/meta.js';
 import type { Service } from '../../../api/types.js';
 import { Registries } from '../registries.js';
-import { bootstrapObjects } from '../../bootstrap.js';
+import { bootstrapObjects, ensureClusterServices } from '../../bootstrap.js';
 import { rangeOffset, usableRange } from './ipallocator.js';
 import { parsePortRange, portRangeOffset } from './portallocator.js';
 import { parseAddr, parsePrefix } from '../../../api/netip.js';
@@ -91,6 +91,13 @@ describe('service IP and node port allocation', () => {
     const ref = ips.find((i) => i.metadata.name === '10.96.0.10')!;
     assert.deepEqual(ref.spec, { parentRef: { group: '', resource: 'services', namespace: 'kube-system', name: 'kube-dns' } });
     assert.deepEqual(ref.metadata.labels, { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
+    // Deleted, they come back at the same addresses.
+    await a.of('', 'services').delete('default', 'kubernetes', {}, write);
+    await a.of('', 'services').delete('kube-system', 'kube-dns', {}, write);
+    assert.equal((await ipAddresses(a)).length, 0);
+    await ensureClusterServices(b, 6443);
+    assert.equal((await a.read('services', 'default', 'kubernetes')).spec?.clusterIP, '10.96.0.1');
+    assert.equal((await a.read('services', 'kube-system', 'kube-dns')).spec?.clusterIP, '10.96.0.10');
   });
 
   it('allocates dynamic IPs in the upper band, and never one twice across two servers', async () => {
