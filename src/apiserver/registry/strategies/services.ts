@@ -18,8 +18,6 @@ const info = findResource('', 'v1', 'services')!;
 export interface ServiceAllocators {
   clusterIPs: ClusterIPAllocator;
   nodePorts: NodePortAllocator;
-  /** A release that failed (repair will catch it). */
-  onReleaseError?(err: unknown): void;
 }
 
 type Spec = NonNullable<Service['spec']>;
@@ -93,9 +91,10 @@ class ServiceAllocation implements Allocation {
 
   constructor(private readonly alloc: ServiceAllocators) {}
 
+  /** Best effort: what fails to go back (storage unreachable) is freed by the repair loop after its grace. */
   private async releaseAll(ips: string[], ports: number[]): Promise<void> {
-    for (const ip of ips) await this.alloc.clusterIPs.release(ip).catch((err: unknown) => this.alloc.onReleaseError?.(err));
-    for (const port of ports) await this.alloc.nodePorts.release(port).catch((err: unknown) => this.alloc.onReleaseError?.(err));
+    for (const ip of ips) await this.alloc.clusterIPs.release(ip).catch(() => undefined);
+    for (const port of ports) await this.alloc.nodePorts.release(port).catch(() => undefined);
   }
 
   commit(): Promise<void> {
