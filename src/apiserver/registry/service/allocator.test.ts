@@ -190,6 +190,18 @@ describe('service IP and node port allocation', () => {
     assert.equal((await a.nodePorts.claims()).has(np.spec!.ports![0]!.nodePort!), false);
   });
 
+  it('a delete gives back only what names the Service', async () => {
+    const services = a.of('', 'services');
+    await services.create('default', svc('first', { clusterIP: '10.96.0.50', type: 'NodePort', ports: [{ port: 80, nodePort: 30050 }] }), write);
+    // Lost behind the registry's back, then given to another Service: both now claim them.
+    await a.of('networking.k8s.io', 'ipaddresses').delete('', '10.96.0.50', {}, write);
+    await a.nodePorts.release(30050);
+    await services.create('default', svc('second', { clusterIP: '10.96.0.50', type: 'NodePort', ports: [{ port: 80, nodePort: 30050 }] }), write);
+    await services.delete('default', 'first', {}, write);
+    assert.equal((await a.read('ipaddresses.networking.k8s.io', '', '10.96.0.50')).spec?.parentRef?.name, 'second');
+    assert.equal((await a.nodePorts.claims()).get(30050)?.name, 'second');
+  });
+
   it('type changes allocate and release', async () => {
     const services = a.of('', 'services');
     const np = (await services.create('default', svc('t', { type: 'NodePort' }), write)) as Service;

@@ -42,6 +42,14 @@ export interface NodePortClaim {
   time: number;
 }
 
+function parseClaim(value: string): NodePortClaim {
+  try {
+    return JSON.parse(value) as NodePortClaim;
+  } catch {
+    return { namespace: '', name: '', time: 0 };
+  }
+}
+
 export class NodePortAllocator {
   constructor(
     private readonly store: Store,
@@ -97,11 +105,20 @@ export class NodePortAllocator {
     throw new AllocationError('range is full');
   }
 
-  async release(port: number): Promise<void> {
+  /** Gives a port back: with an owner, only if the claim is that Service's. */
+  async release(port: number, owner?: ServiceRef): Promise<void> {
+    const key = `${nodePortPrefix}${port}`;
     try {
-      await this.store.delete(`${nodePortPrefix}${port}`);
+      const kv = await this.store.get(key);
+      if (!kv) return;
+      if (owner) {
+        const claim = parseClaim(kv.value);
+        if (claim.namespace !== owner.namespace || claim.name !== owner.name) return;
+      }
+      await this.store.delete(key, kv.modRevision);
     } catch (err) {
-      if (!isStorageError(err, 'NotFound')) throw err;
+      // Gone already, or claimed again meanwhile.
+      if (!isStorageError(err, 'NotFound') && !isStorageError(err, 'Conflict')) throw err;
     }
   }
 
@@ -112,12 +129,7 @@ export class NodePortAllocator {
     for (;;) {
       const page = await this.store.list({ prefix: nodePortPrefix, startAfter, limit: 1000 });
       for (const kv of page.items) {
-        const port = Number(kv.key.slice(nodePortPrefix.length));
-        try {
-          out.set(port, JSON.parse(kv.value) as NodePortClaim);
-        } catch {
-          out.set(port, { namespace: '', name: '', time: 0 });
-        }
+        out.set(Number(kv.key.slice(nodePortPrefix.length)), parseClaim(kv.value));
       }
       if (!page.more || page.items.length === 0) return out;
       startAfter = page.items[page.items.length - 1]!.key;

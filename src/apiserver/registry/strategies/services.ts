@@ -9,7 +9,7 @@ import { internalError, invalid as invalidObject } from '../../../api/errors.js'
 import { invalid, Path, type FieldError } from '../../../api/field.js';
 import { familyOf, type IPFamily } from '../../../api/netip.js';
 import type { Allocation, ResourceStrategy } from '../strategy.js';
-import { AllocationError, type ClusterIPAllocator } from '../service/ipallocator.js';
+import { AllocationError, type ClusterIPAllocator, type ServiceRef } from '../service/ipallocator.js';
 import type { NodePortAllocator } from '../service/portallocator.js';
 import { genericStrategy } from './generic.js';
 
@@ -89,12 +89,15 @@ class ServiceAllocation implements Allocation {
   releaseIPs: string[] = [];
   releasePorts: number[] = [];
 
-  constructor(private readonly alloc: ServiceAllocators) {}
+  constructor(
+    private readonly alloc: ServiceAllocators,
+    private readonly owner: ServiceRef,
+  ) {}
 
   /** Best effort: what fails to go back (storage unreachable) is freed by the repair loop after its grace. */
   private async releaseAll(ips: string[], ports: number[]): Promise<void> {
-    for (const ip of ips) await this.alloc.clusterIPs.release(ip).catch(() => undefined);
-    for (const port of ports) await this.alloc.nodePorts.release(port).catch(() => undefined);
+    for (const ip of ips) await this.alloc.clusterIPs.release(ip, this.owner).catch(() => undefined);
+    for (const port of ports) await this.alloc.nodePorts.release(port, this.owner).catch(() => undefined);
   }
 
   commit(): Promise<void> {
@@ -250,7 +253,7 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
       dropTypeDependentFields(s, o);
     },
     async allocate(obj, old, dryRun) {
-      const txn = new ServiceAllocation(alloc);
+      const txn = new ServiceAllocation(alloc, { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
       const s = spec(obj);
       const o = old?.spec as Spec | undefined;
       try {
@@ -272,7 +275,7 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
     },
     async afterDelete(obj) {
       const s = obj.spec as Spec | undefined;
-      const txn = new ServiceAllocation(alloc);
+      const txn = new ServiceAllocation(alloc, { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
       txn.releaseIPs = heldClusterIPs(s);
       txn.releasePorts = heldNodePorts(s);
       await txn.commit();
