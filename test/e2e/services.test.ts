@@ -172,6 +172,9 @@ describe('two kite servers on one etcd: concurrent creates never share a cluster
       const again = kubectl(servers[1]!, ['create', 'service', 'nodeport', 'again', '--tcp=80', `--node-port=${ports[0]}`]);
       assert.equal(again.code, 1);
       assert.match(again.stderr, /provided port is already allocated/);
+      // Nothing needed repairing: no allocation was lost or given twice.
+      const warnings = kubectlOk(servers[0]!, ['get', 'events', '-A', '--field-selector', 'type=Warning', '-o', 'jsonpath={.items[*].reason}']).trim();
+      assert.equal(warnings, '');
     } finally {
       for (const c of clients) c.close();
     }
