@@ -106,20 +106,22 @@ export interface BootstrapOptions {
   serviceClusterIPRange?: string;
 }
 
-export async function bootstrapObjects(registries: Registries, endpoint: ServerEndpoint, opts: BootstrapOptions = {}): Promise<void> {
-  for (const name of namespaces) {
-    await ensure(registries, '', 'namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  }
-  for (const pc of systemPriorityClassObjects()) await ensure(registries, 'scheduling.k8s.io', 'priorityclasses', '', pc as unknown as KubeObject);
+const serviceCIDRs = (opts: BootstrapOptions) => (opts.serviceClusterIPRange ?? defaultServiceClusterIPRange).split(',');
 
-  const cidrs = (opts.serviceClusterIPRange ?? defaultServiceClusterIPRange).split(',');
-  await ensureDefaultServiceCIDR(registries, cidrs);
-  const labels = { component: 'apiserver', provider: 'kubernetes' };
+/**
+ * The Services the cluster itself provides, made again when deleted (the API server runs this every
+ * 10 s, as upstream's kubernetes service controller; kube-dns as the addon manager keeps CoreDNS's):
+ * default/kubernetes at the range's first address, port https 443 to the secure port, and
+ * kube-system/kube-dns at its tenth. An existing one is left as it is: servers of one cluster may
+ * listen on different ports, and would take turns rewriting it.
+ */
+export async function ensureClusterServices(registries: Registries, securePort: number, opts: BootstrapOptions = {}): Promise<void> {
+  const cidr = serviceCIDRs(opts)[0]!;
   await ensure(registries, '', 'services', 'default', {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: 'kubernetes', labels },
-    spec: { type: 'ClusterIP', clusterIP: indexedAddress(cidrs[0]!, 1), ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: endpoint.port }] },
+    metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { type: 'ClusterIP', clusterIP: indexedAddress(cidr, 1), ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: securePort }] },
   });
   // Selectorless: each node's DNS keeps its own EndpointSlice, and Local sends a pod's queries to its node.
   await ensure(registries, '', 'services', 'kube-system', {
@@ -128,7 +130,7 @@ export async function bootstrapObjects(registries: Registries, endpoint: ServerE
     metadata: { name: 'kube-dns', labels: { 'k8s-app': 'kube-dns', 'kubernetes.io/cluster-service': 'true', 'kubernetes.io/name': 'CoreDNS' } },
     spec: {
       type: 'ClusterIP',
-      clusterIP: clusterDNSIP(cidrs[0]!),
+      clusterIP: clusterDNSIP(cidr),
       internalTrafficPolicy: 'Local',
       ports: [
         { name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 },
@@ -136,6 +138,16 @@ export async function bootstrapObjects(registries: Registries, endpoint: ServerE
       ],
     },
   });
+}
+
+export async function bootstrapObjects(registries: Registries, endpoint: ServerEndpoint, opts: BootstrapOptions = {}): Promise<void> {
+  for (const name of namespaces) {
+    await ensure(registries, '', 'namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+  for (const pc of systemPriorityClassObjects()) await ensure(registries, 'scheduling.k8s.io', 'priorityclasses', '', pc as unknown as KubeObject);
+
+  await ensureDefaultServiceCIDR(registries, serviceCIDRs(opts));
+  await ensureClusterServices(registries, endpoint.port, opts);
   // Endpoints may not name loopback addresses (upstream validation): a server that listens only on
   // loopback has a Service without endpoints until it is given an address pods can reach.
   if (isLoopback(endpoint.ip)) return;

@@ -36,6 +36,7 @@ import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
 import type { PortRange } from './registry/service/portallocator.js';
 import { ServiceAllocationRepair } from './registry/service/repair.js';
+import { Periodic } from '../util/periodic.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { toStatusError, writeError } from './http/respond.js';
 import { StatusError } from '../api/errors.js';
@@ -43,7 +44,7 @@ import { ApiMetrics } from './metrics.js';
 import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
 import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
 import { Router, storageGroupVersions } from './router.js';
-import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
+import { bootstrapObjects, ensureClusterServices, ensureJoinToken } from './bootstrap.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
 import { responseForUpgrade, type UpgradeRequest } from '../streaming/upgrade.js';
 import type { Service } from '../util/lifecycle.js';
@@ -112,6 +113,8 @@ export class ApiServer implements Service {
   private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
   private allocationRepair?: ServiceAllocationRepair;
+  /** default/kubernetes and kube-system/kube-dns, made again when deleted. */
+  private clusterServices?: Periodic;
   /** Reaches kubelets for pods/log (as kubeadm's apiserver-kubelet-client). */
   private kubeletClient?: KubeletClient;
   /** metrics.k8s.io, served in process where upstream aggregates metrics-server. */
@@ -219,6 +222,13 @@ export class ApiServer implements Service {
     await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port }, { serviceClusterIPRange: this.opts.serviceClusterIPRange });
     this.allocationRepair = new ServiceAllocationRepair({ registries: this.registries, clock: this.clock, logger });
     this.allocationRepair.start();
+    this.clusterServices = new Periodic({
+      clock: this.clock,
+      periodMs: 10_000,
+      run: () => ensureClusterServices(this.registries, port, { serviceClusterIPRange: this.opts.serviceClusterIPRange }),
+      onError: (err) => logger.warn({ err }, 'ensuring the kubernetes and kube-dns Services failed'),
+    });
+    this.clusterServices.start();
     await ensureJoinToken(this.registries, { dataDir, server: this.url, caPem: this.pki.ca.certPem });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
@@ -289,6 +299,7 @@ export class ApiServer implements Service {
     await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
     await this.allocationRepair?.stop();
+    await this.clusterServices?.stop();
     await this.metricsApi?.stop();
     this.kubeletClient?.close();
     await this.compactor?.stop();

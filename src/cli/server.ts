@@ -66,10 +66,13 @@ const optionalPortRange = (text: string | undefined) => (text === undefined ? un
 export function serviceClusterIPRange(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const cidrs = text.split(',');
-  for (const c of cidrs) {
+  cidrs.forEach((c, i) => {
     const why = cidrErrors(c)[0];
     if (why) throw new Error(`--service-cluster-ip-range: "${c}" ${why}`);
-  }
+    // kube-apiserver's bound: at most 2^20 addresses.
+    const bits = parsePrefix(c)!.addr.family === 'IPv4' ? 32 : 128;
+    if (parsePrefix(c)!.bits < bits - 20) throw new Error(`specified --service-cluster-ip-range[${i}] is too large; for ${bits}-bit addresses, the mask must be >= ${bits - 20}`);
+  });
   if (cidrs.length > 2 || (cidrs.length === 2 && parsePrefix(cidrs[0]!)!.addr.family === parsePrefix(cidrs[1]!)!.addr.family)) {
     throw new Error('--service-cluster-ip-range: at most two CIDRs, one of each IP family');
   }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Service } from 'kubernetes-types/core/v1.js';
 import { Client } from '../../src/client/client.js';
 import { startEtcd, type EtcdServer } from '../../src/storage/testing/etcd-server.js';
-import { kubectl, kubectlOk, removeDir, startServer, type KiteServer } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startServer, type KiteServer } from './harness.js';
 
 /** The lines of a table, each cut into its columns (AGE dropped: it moves). */
 const rows = (out: string) =>
@@ -49,6 +49,15 @@ describe('Services: kubectl create service, expose, and the allocators', () => {
     assert.equal(dns.spec?.internalTrafficPolicy, 'Local');
     const kubernetes = JSON.parse(k(['get', 'svc', 'kubernetes', '-o', 'json'])) as Service;
     assert.deepEqual(kubernetes.spec?.ports, [{ name: 'https', port: 443, protocol: 'TCP', targetPort: server.port }]);
+  });
+
+  it('the kubernetes Service comes back when deleted, at its address', async () => {
+    k(['delete', 'svc', 'kubernetes']);
+    const back = await eventually(() => {
+      const r = kubectl(server, ['get', 'svc', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}']);
+      return r.code === 0 ? r.stdout : undefined;
+    }, 'the kubernetes Service to be made again', 30_000);
+    assert.equal(back, '10.96.0.1');
   });
 
   it('kubectl create service clusterip|nodeport|externalname', () => {
@@ -163,6 +172,9 @@ describe('two kite servers on one etcd: concurrent creates never share a cluster
       const again = kubectl(servers[1]!, ['create', 'service', 'nodeport', 'again', '--tcp=80', `--node-port=${ports[0]}`]);
       assert.equal(again.code, 1);
       assert.match(again.stderr, /provided port is already allocated/);
+      // Nothing needed repairing: no allocation was lost or given twice.
+      const warnings = kubectlOk(servers[0]!, ['get', 'events', '-A', '--field-selector', 'type=Warning', '-o', 'jsonpath={.items[*].reason}']).trim();
+      assert.equal(warnings, '');
     } finally {
       for (const c of clients) c.close();
     }

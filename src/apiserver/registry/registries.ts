@@ -69,8 +69,11 @@ export class Registries {
           throw err;
         }
       },
-      delete: async (name) => {
-        await this.of('networking.k8s.io', 'ipaddresses').delete('', name, {}, systemWrite);
+      delete: async (name, owner) => {
+        const ip = await this.lookup('ipaddresses.networking.k8s.io', '', name);
+        const ref = ip?.spec?.parentRef;
+        if (!ip || ref?.resource !== 'services' || ref.namespace !== owner.namespace || ref.name !== owner.name) return;
+        await this.of('networking.k8s.io', 'ipaddresses').delete('', name, { preconditions: { uid: ip.metadata.uid } }, systemWrite);
       },
     });
     this.nodePorts = new NodePortAllocator(opts.store, opts.nodePortRange ?? defaultNodePortRange, () => opts.clock.now());

@@ -7,7 +7,7 @@ import { StatusError } from '../../../api/errors.js';
 import type { KubeObject } from '../../../api/meta.js';
 import type { Service } from '../../../api/types.js';
 import { Registries } from '../registries.js';
-import { bootstrapObjects } from '../../bootstrap.js';
+import { bootstrapObjects, ensureClusterServices } from '../../bootstrap.js';
 import { rangeOffset, usableRange } from './ipallocator.js';
 import { parsePortRange, portRangeOffset } from './portallocator.js';
 import { parseAddr, parsePrefix } from '../../../api/netip.js';
@@ -91,6 +91,13 @@ describe('service IP and node port allocation', () => {
     const ref = ips.find((i) => i.metadata.name === '10.96.0.10')!;
     assert.deepEqual(ref.spec, { parentRef: { group: '', resource: 'services', namespace: 'kube-system', name: 'kube-dns' } });
     assert.deepEqual(ref.metadata.labels, { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
+    // Deleted, they come back at the same addresses.
+    await a.of('', 'services').delete('default', 'kubernetes', {}, write);
+    await a.of('', 'services').delete('kube-system', 'kube-dns', {}, write);
+    assert.equal((await ipAddresses(a)).length, 0);
+    await ensureClusterServices(b, 6443);
+    assert.equal((await a.read('services', 'default', 'kubernetes')).spec?.clusterIP, '10.96.0.1');
+    assert.equal((await a.read('services', 'kube-system', 'kube-dns')).spec?.clusterIP, '10.96.0.10');
   });
 
   it('allocates dynamic IPs in the upper band, and never one twice across two servers', async () => {
@@ -152,6 +159,21 @@ describe('service IP and node port allocation', () => {
     }
   });
 
+  it('IP families as upstream settles them on a single-stack cluster', async () => {
+    const services = a.of('', 'services');
+    const plain = (await services.create('default', svc('plain'), write)) as Service;
+    assert.deepEqual([plain.spec?.ipFamilyPolicy, plain.spec?.ipFamilies], ['SingleStack', ['IPv4']]);
+    const prefer = (await services.create('default', svc('prefer', { ipFamilyPolicy: 'PreferDualStack' }), write)) as Service;
+    assert.deepEqual([prefer.spec?.ipFamilyPolicy, prefer.spec?.ipFamilies, prefer.spec?.clusterIPs?.length], ['PreferDualStack', ['IPv4'], 1]);
+    // Headless without selector: RequireDualStack over the families the cluster has; no address.
+    const headless = (await services.create('default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hl' }, spec: { clusterIP: 'None', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }], type: 'ClusterIP', sessionAffinity: 'None', internalTrafficPolicy: 'Cluster' } }, write)) as Service;
+    assert.deepEqual([headless.spec?.ipFamilyPolicy, headless.spec?.ipFamilies, headless.spec?.clusterIPs], ['RequireDualStack', ['IPv4'], ['None']]);
+    const v6 = await failure(services.create('default', svc('v6', { ipFamilies: ['IPv6'] }), write));
+    assert.equal(v6.message, 'Service "v6" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
+    const dual = await failure(services.create('default', svc('dual', { ipFamilyPolicy: 'RequireDualStack' }), write));
+    assert.equal(dual.message, 'Service "dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+  });
+
   it('a failed create, a dry run and a delete leave nothing allocated', async () => {
     const services = a.of('', 'services');
     await services.create('default', svc('x'), write);
@@ -166,6 +188,18 @@ describe('service IP and node port allocation', () => {
     await services.delete('default', 'gone', {}, write);
     assert.equal((await ipAddresses(a)).length, before);
     assert.equal((await a.nodePorts.claims()).has(np.spec!.ports![0]!.nodePort!), false);
+  });
+
+  it('a delete gives back only what names the Service', async () => {
+    const services = a.of('', 'services');
+    await services.create('default', svc('first', { clusterIP: '10.96.0.50', type: 'NodePort', ports: [{ port: 80, nodePort: 30050 }] }), write);
+    // Lost behind the registry's back, then given to another Service: both now claim them.
+    await a.of('networking.k8s.io', 'ipaddresses').delete('', '10.96.0.50', {}, write);
+    await a.nodePorts.release(30050);
+    await services.create('default', svc('second', { clusterIP: '10.96.0.50', type: 'NodePort', ports: [{ port: 80, nodePort: 30050 }] }), write);
+    await services.delete('default', 'first', {}, write);
+    assert.equal((await a.read('ipaddresses.networking.k8s.io', '', '10.96.0.50')).spec?.parentRef?.name, 'second');
+    assert.equal((await a.nodePorts.claims()).get(30050)?.name, 'second');
   });
 
   it('type changes allocate and release', async () => {

@@ -26,7 +26,8 @@ export interface IPAddressBackend {
   known(name: string): boolean;
   /** Creates it; false when it already exists. */
   create(ip: IPAddress): Promise<boolean>;
-  delete(name: string): Promise<void>;
+  /** Deletes it if it is the one of that Service. */
+  delete(name: string, owner: ServiceRef): Promise<void>;
 }
 
 /** The service a taken address belongs to. */
@@ -143,12 +144,15 @@ export class ClusterIPAllocator {
     return undefined;
   }
 
-  /** Gives an address back; releasing one not held is no error (upstream ignores it too). */
-  async release(ip: string): Promise<void> {
+  /**
+   * Gives an address back: only the IPAddress naming this Service (another may hold it after a
+   * repair found the address given twice). Releasing one not held is no error, as upstream's.
+   */
+  async release(ip: string, owner: ServiceRef): Promise<void> {
     try {
-      await this.backend.delete(ip);
+      await this.backend.delete(ip, owner);
     } catch (err) {
-      if (!hasStatusCode(err, 404)) throw err;
+      if (!hasStatusCode(err, 404, 409)) throw err;
     }
   }
 }

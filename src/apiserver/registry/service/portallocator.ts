@@ -42,6 +42,14 @@ export interface NodePortClaim {
   time: number;
 }
 
+function parseClaim(value: string): NodePortClaim {
+  try {
+    return JSON.parse(value) as NodePortClaim;
+  } catch {
+    return { namespace: '', name: '', time: 0 };
+  }
+}
+
 export class NodePortAllocator {
   constructor(
     private readonly store: Store,
@@ -75,11 +83,14 @@ export class NodePortAllocator {
     if (!(await this.claim(port, svc))) throw new AllocationError('provided port is already allocated');
   }
 
-  /** Takes a free port, upper band first; a dry run takes nothing and answers the range's base, as upstream's. */
-  async allocateNext(svc: ServiceRef & { uid?: string }, dryRun: boolean): Promise<number> {
+  /**
+   * Takes a free port, upper band first; a dry run takes nothing and answers the range's base, as
+   * upstream's. `taken`, the claims read once for a whole write, is kept up to date.
+   */
+  async allocateNext(svc: ServiceRef & { uid?: string }, dryRun: boolean, taken?: Set<number>): Promise<number> {
     if (dryRun) return this.range.base;
     const offset = portRangeOffset(this.range.size);
-    const taken = await this.taken();
+    taken ??= await this.taken();
     const bands: [number, number][] = [[this.range.base + offset, this.range.size - offset]];
     if (offset > 0) bands.push([this.range.base, offset]);
     for (const [from, span] of bands) {
@@ -87,17 +98,27 @@ export class NodePortAllocator {
       for (let i = 0; i < span; i++) {
         const port = from + ((start + i) % span);
         if (taken.has(port)) continue;
+        taken.add(port);
         if (await this.claim(port, svc)) return port;
       }
     }
     throw new AllocationError('range is full');
   }
 
-  async release(port: number): Promise<void> {
+  /** Gives a port back: with an owner, only if the claim is that Service's. */
+  async release(port: number, owner?: ServiceRef): Promise<void> {
+    const key = `${nodePortPrefix}${port}`;
     try {
-      await this.store.delete(`${nodePortPrefix}${port}`);
+      const kv = await this.store.get(key);
+      if (!kv) return;
+      if (owner) {
+        const claim = parseClaim(kv.value);
+        if (claim.namespace !== owner.namespace || claim.name !== owner.name) return;
+      }
+      await this.store.delete(key, kv.modRevision);
     } catch (err) {
-      if (!isStorageError(err, 'NotFound')) throw err;
+      // Gone already, or claimed again meanwhile.
+      if (!isStorageError(err, 'NotFound') && !isStorageError(err, 'Conflict')) throw err;
     }
   }
 
@@ -108,19 +129,14 @@ export class NodePortAllocator {
     for (;;) {
       const page = await this.store.list({ prefix: nodePortPrefix, startAfter, limit: 1000 });
       for (const kv of page.items) {
-        const port = Number(kv.key.slice(nodePortPrefix.length));
-        try {
-          out.set(port, JSON.parse(kv.value) as NodePortClaim);
-        } catch {
-          out.set(port, { namespace: '', name: '', time: 0 });
-        }
+        out.set(Number(kv.key.slice(nodePortPrefix.length)), parseClaim(kv.value));
       }
       if (!page.more || page.items.length === 0) return out;
       startAfter = page.items[page.items.length - 1]!.key;
     }
   }
 
-  private async taken(): Promise<Set<number>> {
+  async taken(): Promise<Set<number>> {
     return new Set((await this.claims()).keys());
   }
 }

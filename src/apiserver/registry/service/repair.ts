@@ -7,14 +7,14 @@
 import type { IPAddress, Service } from '../../../api/types.js';
 import type { StoredObject } from '../../../api/meta.js';
 import { StatusError } from '../../../api/errors.js';
-import { familyOf, parseAddr, parsePrefix, prefixContains } from '../../../api/netip.js';
+import { familyOf, parseAddr, parsePrefix, prefixContains, type Prefix } from '../../../api/netip.js';
 import { EventBroadcaster, type EventRecorder, type InvolvedObject } from '../../../client/record/recorder.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/log.js';
 import { Periodic } from '../../../util/periodic.js';
 import type { Registries } from '../registries.js';
 import { heldClusterIPs, heldNodePorts } from '../strategies/services.js';
-import { ipAddressFor, ipAllocatorName, managedByLabel } from './ipallocator.js';
+import { defaultServiceCIDRName, ipAddressFor, ipAllocatorName, managedByLabel } from './ipallocator.js';
 import { formatPortRange } from './portallocator.js';
 
 /** Upstream's: a Service create holds its IPAddress up to the request timeout before the Service exists. */
@@ -77,15 +77,16 @@ export class ServiceAllocationRepair {
     await this.repairNodePorts();
   }
 
-  private inServiceCIDR(ip: string): boolean {
-    const addr = parseAddr(ip);
-    if (!addr) return false;
-    return this.opts.registries
-      .cachedList('servicecidrs.networking.k8s.io')
-      .some((c) => (c.spec?.cidrs ?? []).some((text) => {
-        const p = parsePrefix(text);
-        return p !== undefined && prefixContains(p, addr);
-      }));
+  /** Every ServiceCIDR's prefixes (deleting ones too: their addresses are still in range). */
+  private async serviceCIDRPrefixes(): Promise<Prefix[]> {
+    const { registries } = this.opts;
+    let cidrs = registries.cachedList('servicecidrs.networking.k8s.io');
+    if (cidrs.length === 0) {
+      // A first start on etcd: the cache may not have the default ServiceCIDR made a moment ago.
+      const live = await registries.lookup('servicecidrs.networking.k8s.io', '', defaultServiceCIDRName);
+      cidrs = live ? [live] : [];
+    }
+    return cidrs.flatMap((c) => (c.spec?.cidrs ?? []).map(parsePrefix).filter((p): p is Prefix => p !== undefined));
   }
 
   private async repairIPs(): Promise<void> {
@@ -93,10 +94,15 @@ export class ServiceAllocationRepair {
     const ipRegistry = registries.of('networking.k8s.io', 'ipaddresses');
     const services = registries.cachedList('services') as (Service & StoredObject)[];
     const byKey = new Map(services.map((s) => [`${s.metadata.namespace}/${s.metadata.name}`, s]));
+    const prefixes = await this.serviceCIDRPrefixes();
+    const inServiceCIDR = (ip: string) => {
+      const addr = parseAddr(ip);
+      return addr !== undefined && prefixes.some((p) => prefixContains(p, addr));
+    };
     for (const svc of services) {
       for (const ip of heldClusterIPs(svc.spec)) {
         const family = familyOf(ip) ?? 'IPv4';
-        if (!this.inServiceCIDR(ip)) {
+        if (!inServiceCIDR(ip)) {
           this.ipEvents.event(serviceRef(svc), 'Warning', 'ClusterIPOutOfRange', `Cluster IP [${family}]: ${ip} is not within any configured Service CIDR; please recreate service`);
           continue;
         }

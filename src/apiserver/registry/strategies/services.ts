@@ -9,7 +9,7 @@ import { internalError, invalid as invalidObject } from '../../../api/errors.js'
 import { invalid, Path, type FieldError } from '../../../api/field.js';
 import { familyOf, type IPFamily } from '../../../api/netip.js';
 import type { Allocation, ResourceStrategy } from '../strategy.js';
-import { AllocationError, type ClusterIPAllocator } from '../service/ipallocator.js';
+import { AllocationError, type ClusterIPAllocator, type ServiceRef } from '../service/ipallocator.js';
 import type { NodePortAllocator } from '../service/portallocator.js';
 import { genericStrategy } from './generic.js';
 
@@ -18,8 +18,6 @@ const info = findResource('', 'v1', 'services')!;
 export interface ServiceAllocators {
   clusterIPs: ClusterIPAllocator;
   nodePorts: NodePortAllocator;
-  /** A release that failed (repair will catch it). */
-  onReleaseError?(err: unknown): void;
 }
 
 type Spec = NonNullable<Service['spec']>;
@@ -91,11 +89,15 @@ class ServiceAllocation implements Allocation {
   releaseIPs: string[] = [];
   releasePorts: number[] = [];
 
-  constructor(private readonly alloc: ServiceAllocators) {}
+  constructor(
+    private readonly alloc: ServiceAllocators,
+    private readonly owner: ServiceRef,
+  ) {}
 
+  /** Best effort: what fails to go back (storage unreachable) is freed by the repair loop after its grace. */
   private async releaseAll(ips: string[], ports: number[]): Promise<void> {
-    for (const ip of ips) await this.alloc.clusterIPs.release(ip).catch((err: unknown) => this.alloc.onReleaseError?.(err));
-    for (const port of ports) await this.alloc.nodePorts.release(port).catch((err: unknown) => this.alloc.onReleaseError?.(err));
+    for (const ip of ips) await this.alloc.clusterIPs.release(ip, this.owner).catch(() => undefined);
+    for (const port of ports) await this.alloc.nodePorts.release(port, this.owner).catch(() => undefined);
   }
 
   commit(): Promise<void> {
@@ -107,26 +109,42 @@ class ServiceAllocation implements Allocation {
   }
 }
 
+const ipFamiliesPath = Path.root('spec').child('ipFamilies');
+
+/**
+ * upstream's initIPFamilyFields: the families from the request, else from its IPs, else the
+ * cluster's primary; the policy SingleStack (RequireDualStack when two families are asked for, and
+ * for a headless Service without selector, which serves every family the cluster has).
+ */
+function initIPFamilyFields(obj: StoredObject, configured: IPFamily[]): void {
+  const s = spec(obj);
+  if (s.type === 'ExternalName') return;
+  const requested = s.clusterIPs?.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : [];
+  const headlessSelectorless = requested[0] === 'None' && Object.keys(s.selector ?? {}).length === 0;
+  let families = [...((s.ipFamilies ?? []) as IPFamily[])];
+  if (families.length === 0) families = requested.filter((ip) => ip !== 'None').map((ip) => familyOf(ip) ?? 'IPv4');
+  if (families.length === 0 && configured[0]) families = [configured[0]];
+  const policy = s.ipFamilyPolicy ?? (headlessSelectorless || families.length === 2 ? 'RequireDualStack' : 'SingleStack');
+  if (!headlessSelectorless) {
+    families.forEach((f, i) => {
+      if (!configured.includes(f)) throw invalidService(obj, invalid(ipFamiliesPath.index(i), f, 'not configured on this cluster'));
+    });
+    if (policy === 'RequireDualStack' && configured.length < 2) {
+      throw invalidService(obj, invalid(Path.root('spec').child('ipFamilyPolicy'), policy, 'this cluster is not configured for dual-stack services'));
+    }
+  }
+  if (policy !== 'SingleStack') families = [...families, ...configured.filter((f) => !families.includes(f))].slice(0, 2);
+  else families = families.slice(0, 1);
+  s.ipFamilies = families;
+  s.ipFamilyPolicy = policy;
+}
+
 async function allocateClusterIPs(alloc: ServiceAllocators, txn: ServiceAllocation, obj: StoredObject, dryRun: boolean): Promise<void> {
   const s = spec(obj);
   const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-  const configured = await alloc.clusterIPs.families();
   const requested = s.clusterIPs?.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : [];
-  // The families: the requested ones, else those of the requested IPs, else the cluster's primary.
-  let families = (s.ipFamilies ?? []) as IPFamily[];
-  if (families.length === 0) families = requested.map((ip) => familyOf(ip) ?? 'IPv4');
-  if (families.length === 0 && configured[0]) families = [configured[0]];
-  families.forEach((f, i) => {
-    if (!configured.includes(f)) throw invalidService(obj, invalid(Path.root('spec').child('ipFamilies').index(i), f, 'not configured on this cluster'));
-  });
-  const policy = s.ipFamilyPolicy ?? 'SingleStack';
-  if (policy === 'RequireDualStack' && configured.length < 2) {
-    throw invalidService(obj, invalid(Path.root('spec').child('ipFamilyPolicy'), policy, 'this cluster is not configured for dual-stack services'));
-  }
-  if (policy !== 'SingleStack' && families.length < configured.length) families = [...families, ...configured.filter((f) => !families.includes(f))];
-  if (policy === 'SingleStack') families = families.slice(0, 1);
   const ips: string[] = [];
-  for (const [i, family] of families.entries()) {
+  for (const [i, family] of ((s.ipFamilies ?? []) as IPFamily[]).entries()) {
     const ip = requested[i];
     try {
       if (ip) {
@@ -144,8 +162,6 @@ async function allocateClusterIPs(alloc: ServiceAllocators, txn: ServiceAllocati
   }
   s.clusterIP = ips[0];
   s.clusterIPs = ips;
-  s.ipFamilies = families;
-  s.ipFamilyPolicy = policy;
 }
 
 /** Upstream's initNodePorts/updateNodePorts: ports held before stay, requested ones are taken, the rest allocated; one node port may serve a port number over several protocols. */
@@ -155,6 +171,9 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
   const wanted = wantsNodePorts(s);
   const inThisService = new Set<number>();
   const ports = (s.ports ?? []) as ServicePort[];
+  // The claims, read once for the whole Service (it may have hundreds of ports).
+  let taken: Set<number> | undefined;
+  const next = async () => alloc.nodePorts.allocateNext(ref, dryRun, dryRun ? undefined : (taken ??= await alloc.nodePorts.taken()));
   for (const [i, p] of ports.entries()) {
     const mutable = p as { nodePort?: number };
     if (!p.nodePort && !wanted) continue;
@@ -173,7 +192,7 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
     }
     try {
       if (port) await alloc.nodePorts.allocate(ref, port, dryRun);
-      else mutable.nodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+      else mutable.nodePort = await next();
     } catch (err) {
       if (!(err instanceof AllocationError)) throw err;
       if (!port) throw internalError(`failed to allocate a nodePort: ${err.message}`);
@@ -188,7 +207,7 @@ async function allocateNodePorts(alloc: ServiceAllocators, txn: ServiceAllocatio
   if (requested && (held.has(requested) || inThisService.has(requested))) return;
   try {
     if (requested) await alloc.nodePorts.allocate(ref, requested, dryRun);
-    else s.healthCheckNodePort = await alloc.nodePorts.allocateNext(ref, dryRun);
+    else s.healthCheckNodePort = await next();
   } catch (err) {
     if (!(err instanceof AllocationError)) throw err;
     if (!requested) throw internalError(`failed to allocate a nodePort: ${err.message}`);
@@ -216,7 +235,10 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
       if (needsClusterIP(o) && needsClusterIP(s)) {
         if (!s.clusterIP && o.clusterIP) s.clusterIP = o.clusterIP;
         if (!s.clusterIPs?.length && o.clusterIPs?.length && s.clusterIP === o.clusterIP) s.clusterIPs = o.clusterIPs;
-        s.ipFamilies ??= o.ipFamilies;
+      }
+      // Families once settled stay (headless ones too) until the Service becomes an ExternalName.
+      if (s.type !== 'ExternalName' && o.type !== 'ExternalName') {
+        if (!s.ipFamilies?.length && o.ipFamilies?.length) s.ipFamilies = o.ipFamilies;
         s.ipFamilyPolicy ??= o.ipFamilyPolicy;
       }
       if (wantsNodePorts(s) && wantsNodePorts(o)) {
@@ -231,11 +253,13 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
       dropTypeDependentFields(s, o);
     },
     async allocate(obj, old, dryRun) {
-      const txn = new ServiceAllocation(alloc);
+      const txn = new ServiceAllocation(alloc, { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
       const s = spec(obj);
       const o = old?.spec as Spec | undefined;
       try {
         const oldIPs = heldClusterIPs(o);
+        // A new Service, or one leaving ExternalName: its families are settled now.
+        if (!o?.ipFamilies?.length || o.type === 'ExternalName') initIPFamilyFields(obj, await alloc.clusterIPs.families());
         if (needsClusterIP(s) && oldIPs.length === 0) await allocateClusterIPs(alloc, txn, obj, dryRun);
         const newIPs = new Set(heldClusterIPs(s));
         txn.releaseIPs = oldIPs.filter((ip) => !newIPs.has(ip));
@@ -251,7 +275,7 @@ export function serviceStrategy(alloc: ServiceAllocators): ResourceStrategy {
     },
     async afterDelete(obj) {
       const s = obj.spec as Spec | undefined;
-      const txn = new ServiceAllocation(alloc);
+      const txn = new ServiceAllocation(alloc, { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
       txn.releaseIPs = heldClusterIPs(s);
       txn.releasePorts = heldNodePorts(s);
       await txn.commit();
