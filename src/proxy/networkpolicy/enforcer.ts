@@ -98,6 +98,7 @@ export class NetworkPolicyEnforcer implements Service {
     await this.factory.waitForCacheSync();
     await this.sync();
     this.check.start();
+    this.opts.logger.info({ bridge: this.opts.bridge, table: `${policyTableFamily} ${this.table}` }, 'NetworkPolicy enforced');
   }
 
   async stop(): Promise<void> {
