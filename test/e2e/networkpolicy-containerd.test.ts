@@ -110,8 +110,13 @@ describe('NetworkPolicy on kite up (containerd, nftables)', { skip }, () => {
   /** ICMPv6 to the server's link-local address, which no policy could name: only IPv4 may cross the bridge under policy. */
   const pings6 = (pod: string) => kubectl(cluster, ['exec', pod, '--', 'ping', '-6', '-c', '1', '-W', '2', webLinkLocal]).code === 0;
   /** Policies take effect within moments of the write: poll until the path is as expected. */
-  const expectReach = (pod: string, namespace: string, want: boolean, what: string) =>
-    eventually(() => (reaches(pod, namespace) === want ? true : undefined), what, 20_000);
+  const expectReach = async (pod: string, namespace: string, want: boolean, what: string) => {
+    try {
+      await eventually(() => (reaches(pod, namespace) === want ? true : undefined), what, 20_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${listTable()}\n${cluster.log().split("\n").slice(-30).join("\n")}`, { cause: err });
+    }
+  };
 
   before(async () => {
     cluster = await startCluster({ extraArgs: ['--bridge', 'kite-np', '--pod-cidr', '10.217.245.0/24', '--cgroup-root', '/kite-np'] });

@@ -49,6 +49,14 @@ const bodies: Record<string, (csrPem: string) => Json> = {
     regarding: { kind: 'Pod', name: 'p', namespace: NAMESPACE, apiVersion: 'v1' },
     note: 'a note',
   }),
+  networkpolicies: () => ({
+    spec: {
+      podSelector: { matchLabels: labels },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [{ podSelector: { matchLabels: labels }, namespaceSelector: {} }, { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }], ports: [{ protocol: 'TCP', port: 'http' }, { port: 8000, endPort: 8080 }] }],
+      egress: [{ to: [{ namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a'] }] } }], ports: [{ protocol: 'UDP', port: 53 }] }],
+    },
+  }),
   priorityclasses: () => ({ value: 1000, globalDefault: false, description: 'fuzz' }),
   // IPAddresses are left out: their names are IPs, which the run's own object name is not.
   servicecidrs: () => ({ spec: { cidrs: ['10.250.0.0/24'] } }),

@@ -36,6 +36,7 @@ export interface NetworkPolicyEnforcerOptions {
 // A failed apply is retried after 5 s, doubling to a minute while it keeps failing.
 const firstRetryMs = 5_000;
 const maxRetryMs = 60_000;
+const stopWaitMs = 10_000;
 
 /** The pod as policy sees it, or undefined when it has no pod-network IPv4 address to filter. */
 export function policyPod(pod: Pod): PolicyPod | undefined {
@@ -98,6 +99,7 @@ export class NetworkPolicyEnforcer implements Service {
     await this.factory.waitForCacheSync();
     await this.sync();
     this.check.start();
+    this.opts.logger.info({ bridge: this.opts.bridge, table: `${policyTableFamily} ${this.table}` }, 'NetworkPolicy enforced');
   }
 
   async stop(): Promise<void> {
@@ -105,7 +107,15 @@ export class NetworkPolicyEnforcer implements Service {
     this.retry?.cancel();
     await this.check.stop();
     await this.factory.shutdown();
-    await this.running;
+    // An apply under way ends on its own (the kernel's transaction is all or nothing); a stuck nft must not hold the node's shutdown.
+    const inFlight = this.running;
+    if (!inFlight) return;
+    const done = new AbortController();
+    const gaveUp = this.opts.clock.sleep(stopWaitMs, done.signal).then(
+      () => this.opts.logger.warn({ table: this.table }, 'network policy apply still running at stop; not waiting for it'),
+      () => undefined,
+    );
+    await Promise.race([inFlight.finally(() => done.abort()), gaveUp]);
   }
 
   /** Plans and applies now, after whatever sync is under way; resolves when the state it saw is in the kernel (or failed). */
