@@ -135,9 +135,13 @@ class InProcessResponse extends PassThrough {
     this.head = new Promise((resolve) => (this.sent = resolve));
   }
 
-  setHeader(name: string, value: string): this {
+  setHeader(name: string, value: string | string[]): this {
     this.headers[name.toLowerCase()] = value;
     return this;
+  }
+
+  getHeader(name: string): OutgoingHttpHeaders[string] {
+    return this.headers[name.toLowerCase()];
   }
 
   writeHead(code: number, headers: OutgoingHttpHeaders = {}): this {

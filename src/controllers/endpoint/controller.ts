@@ -7,7 +7,6 @@
 // are deleted; at start every existing Endpoints is looked at once, so leftovers go too.
 import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
-import { selectorFromSet } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
 import { deepEqual } from '../../api/validation/meta.js';
@@ -20,7 +19,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
 import { isPodReady } from '../kit/pods.js';
-import { findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
+import { addPodLabelIndex, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
 import { LABEL_HEADLESS } from '../endpointslice/reconciler.js';
 import { countAddresses, MAX_CAPACITY, repackSubsets, truncateSubsets } from './subsets.js';
 
@@ -69,6 +68,7 @@ export class EndpointsController {
     const endpointsInformer = informers.informerFor<Endpoints>(endpointsInfo);
     this.services = informers.lister(servicesInfo);
     this.pods = informers.lister(podsInfo);
+    addPodLabelIndex(informers);
     this.endpoints = informers.lister(endpointsInfo);
     this.controller = new QueueController({
       name: 'endpoint',
@@ -129,7 +129,7 @@ export class EndpointsController {
     const selector = service.spec?.selector;
     if (!selector || Object.keys(selector).length === 0) return;
 
-    const pods = this.pods.namespace(namespace).list(selectorFromSet(selector));
+    const pods = selectedPods(this.pods, service);
     const triggerTime = this.triggerTimes.compute(service, pods);
     const subsets = repackSubsets(podSubsets(service, pods));
 

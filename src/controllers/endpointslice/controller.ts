@@ -6,7 +6,6 @@
 import type { Node, Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
-import { selectorFromSet } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
 import type { Client, ResourceClient } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
@@ -16,7 +15,7 @@ import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter 
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
-import { podServiceKeys, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { addPodLabelIndex, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
@@ -70,6 +69,7 @@ export class EndpointSliceController {
     informers.addIndexers<EndpointSlice>(slicesInfo, { [BY_SERVICE]: (s) => (s.metadata?.labels?.[LABEL_SERVICE_NAME] ? [serviceKeyOfSlice(s)] : []) });
     this.services = informers.lister(servicesInfo);
     this.pods = informers.lister(podsInfo);
+    addPodLabelIndex(informers);
     this.nodes = informers.lister(nodesInfo);
     this.slices = informers.lister(slicesInfo);
     this.maxEndpointsPerSlice = opts.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;
@@ -142,7 +142,7 @@ export class EndpointSliceController {
     const selector = service.spec?.selector;
     if (!selector || Object.keys(selector).length === 0) return;
 
-    const pods = this.pods.namespace(namespace).list(selectorFromSet(selector));
+    const pods = selectedPods(this.pods, service);
     const slices = this.slices.byIndex(BY_SERVICE, key).filter(managedByController);
     if (this.tracker.staleSlices(key, slices)) {
       // Planned from this cache, the sync would undo or duplicate writes not seen yet: wait for them.
