@@ -1,6 +1,6 @@
 // Objects every cluster has from its first start: the system namespaces, the built-in priority
-// classes, and the default/kubernetes Service with endpoints naming this API server. Created only
-// when missing (endpoints are kept current), so restarts and several API servers agree.
+// classes, and the default/kubernetes Service. Created only when missing, so restarts and several
+// API servers agree.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -46,26 +46,6 @@ async function ensure(registries: Registries, group: string, resource: string, n
   }
 }
 
-/** Creates obj, or rewrites it when it differs in the fields given (endpoints follow the server's address). */
-async function reconcile(registries: Registries, group: string, resource: string, obj: KubeObject, fields: string[]): Promise<void> {
-  const reg = registries.of(group, resource);
-  await ensure(registries, group, resource, 'default', structuredClone(obj));
-  await reg.update(
-    'default',
-    obj.metadata!.name!,
-    (current) => {
-      const next: KubeObject = { ...current! };
-      for (const f of fields) next[f] = obj[f];
-      return next;
-    },
-    { dryRun: false, user: systemUser, subresource: '' },
-  );
-}
-
-function isLoopback(ip: string): boolean {
-  return ip.startsWith('127.') || ip === '::1' || ip === 'localhost';
-}
-
 export interface ServerEndpoint {
   ip: string;
   port: number;
@@ -84,31 +64,7 @@ export async function bootstrapObjects(registries: Registries, endpoint: ServerE
     metadata: { name: 'kubernetes', labels },
     spec: { type: 'ClusterIP', clusterIP: kubernetesServiceIP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: endpoint.port }] },
   });
-  // Endpoints may not name loopback addresses (upstream validation): a server that listens only on
-  // loopback has a Service without endpoints until it is given an address pods can reach.
-  if (isLoopback(endpoint.ip)) return;
-  const port = { name: 'https', port: endpoint.port, protocol: 'TCP' };
-  await reconcile(
-    registries,
-    '',
-    'endpoints',
-    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets: [{ addresses: [{ ip: endpoint.ip }], ports: [port] }] },
-    ['subsets'],
-  );
-  await reconcile(
-    registries,
-    'discovery.k8s.io',
-    'endpointslices',
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'kubernetes', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [endpoint.ip], conditions: { ready: true } }],
-      ports: [port],
-    },
-    ['endpoints', 'ports'],
-  );
+  // Its endpoints are the lease endpoint reconciler's (endpointreconciler.ts).
 }
 
 export interface JoinTokenOptions {
