@@ -19,7 +19,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
 import { isPodReady } from '../kit/pods.js';
-import { addPodLabelIndex, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
+import { addEndpointIndexes, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
 import { LABEL_HEADLESS } from '../endpointslice/reconciler.js';
 import { countAddresses, MAX_CAPACITY, repackSubsets, truncateSubsets } from './subsets.js';
 
@@ -68,7 +68,7 @@ export class EndpointsController {
     const endpointsInformer = informers.informerFor<Endpoints>(endpointsInfo);
     this.services = informers.lister(servicesInfo);
     this.pods = informers.lister(podsInfo);
-    addPodLabelIndex(informers);
+    addEndpointIndexes(informers);
     this.endpoints = informers.lister(endpointsInfo);
     this.controller = new QueueController({
       name: 'endpoint',

@@ -15,7 +15,7 @@ import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter 
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
-import { addPodLabelIndex, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { addEndpointIndexes, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
@@ -69,7 +69,7 @@ export class EndpointSliceController {
     informers.addIndexers<EndpointSlice>(slicesInfo, { [BY_SERVICE]: (s) => (s.metadata?.labels?.[LABEL_SERVICE_NAME] ? [serviceKeyOfSlice(s)] : []) });
     this.services = informers.lister(servicesInfo);
     this.pods = informers.lister(podsInfo);
-    addPodLabelIndex(informers);
+    addEndpointIndexes(informers);
     this.nodes = informers.lister(nodesInfo);
     this.slices = informers.lister(slicesInfo);
     this.maxEndpointsPerSlice = opts.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;

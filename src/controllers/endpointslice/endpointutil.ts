@@ -46,15 +46,23 @@ export function findPort(pod: Pod, servicePort: ServicePort): number | undefined
 }
 
 const POD_LABEL_INDEX = 'endpoints-pod-label';
+const SERVICE_SELECTOR_INDEX = 'endpoints-service-selector';
 const podsInfo = findResource('', 'v1', 'pods')!;
-/** The factories whose pod informer has the label index (both endpoint controllers share one). */
+const servicesInfo = findResource('', 'v1', 'services')!;
+/** The factories whose informers have the indexes (both endpoint controllers share them). */
 const indexed = new WeakSet<SharedInformerFactory>();
 
-/** Indexes the factory's pods by `<namespace>/<key>=<value>` of each label, for selectedPods. */
-export function addPodLabelIndex(informers: SharedInformerFactory): void {
+const labelKeys = (namespace: string | undefined, labels: Record<string, string> | undefined) => Object.entries(labels ?? {}).map(([k, v]) => `${namespace ?? ''}/${k}=${v}`);
+
+/**
+ * Indexes the factory's pods by `<namespace>/<key>=<value>` of each label and its Services by each
+ * pair of their selector, so neither side scans the other (selectedPods, podServiceKeys).
+ */
+export function addEndpointIndexes(informers: SharedInformerFactory): void {
   if (indexed.has(informers)) return;
   indexed.add(informers);
-  informers.addIndexers<Pod>(podsInfo, { [POD_LABEL_INDEX]: (p) => Object.entries(p.metadata?.labels ?? {}).map(([k, v]) => `${p.metadata?.namespace ?? ''}/${k}=${v}`) });
+  informers.addIndexers<Pod>(podsInfo, { [POD_LABEL_INDEX]: (p) => labelKeys(p.metadata?.namespace, p.metadata?.labels) });
+  informers.addIndexers<Service>(servicesInfo, { [SERVICE_SELECTOR_INDEX]: (s) => labelKeys(s.metadata?.namespace, s.spec?.selector) });
 }
 
 /**
@@ -81,13 +89,18 @@ function serviceSelector(svc: Service): Selector | undefined {
   return sel;
 }
 
-/** The Services of the pod's namespace whose selector matches its labels (GetPodServiceMemberships). */
+/**
+ * The Services of the pod's namespace whose selector matches its labels (GetPodServiceMemberships):
+ * only those whose selector has one of the pod's labels are looked at.
+ */
 export function podServiceKeys(services: Lister<Service>, pod: Pod): Set<string> {
   const ns = pod.metadata?.namespace ?? '';
   const labels = pod.metadata?.labels ?? {};
   const keys = new Set<string>();
-  for (const svc of services.namespace(ns).list()) {
-    if (serviceSelector(svc)?.matches(labels)) keys.add(`${ns}/${svc.metadata?.name}`);
+  for (const key of labelKeys(ns, labels)) {
+    for (const svc of services.byIndex(SERVICE_SELECTOR_INDEX, key)) {
+      if (serviceSelector(svc)?.matches(labels)) keys.add(`${ns}/${svc.metadata?.name}`);
+    }
   }
   return keys;
 }
