@@ -1,18 +1,28 @@
 // A kite node: joins the cluster with a bootstrap token (TLS bootstrap: its own client and serving
 // certificates, no shared admin credentials), then runs its node daemons as one group: the
-// container runtime, then the kubelet on it (started in that order, stopped in reverse). `kite
-// agent` runs one; `kite up` runs one beside the API server.
+// container runtime, the service proxy and NetworkPolicy enforcement (on a pod network of kite's
+// own), the node-local cluster DNS on the pod bridge's gateway, then the kubelet (started in that
+// order, stopped in reverse). The proxy, policy and DNS share the node's client. `kite agent` runs
+// one; `kite up` runs one beside the API server.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import { ServiceGroup, type Service } from '../util/lifecycle.js';
+import { Client } from '../client/client.js';
+import { RestClient } from '../client/rest.js';
+import { SharedInformerFactory } from '../client/factory.js';
+import { ClusterDns } from '../dns/cluster-dns.js';
+import type { Upstream } from '../dns/server.js';
 import { bootstrapKubeletCredentials } from '../kubelet/bootstrap/bootstrap.js';
 import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { NodeServiceProxy } from '../proxy/service.js';
+import { NftCommand } from '../proxy/nftables.js';
+import { NetworkPolicyEnforcer } from '../proxy/networkpolicy/enforcer.js';
 import { NodeRuntime } from './node-runtime.js';
 
 export interface AgentOptions {
@@ -29,6 +39,8 @@ export interface AgentOptions {
   cgroupRoot?: string;
   /** Settings from a KubeletConfiguration file (--config). */
   kubeletConfig?: Partial<KubeletConfig>;
+  /** Where cluster DNS sends names outside the cluster domain; none: SERVFAIL. */
+  clusterDnsUpstream?: Upstream;
   clock: Clock;
   logger: Logger;
 }
@@ -41,6 +53,8 @@ export function defaultNodeName(): string {
 export class Agent implements Service {
   readonly name = 'kite-agent';
   private daemons?: ServiceGroup;
+  private client?: Client;
+  private informers?: SharedInformerFactory;
   private kubelet?: Kubelet;
   private config?: KubeletConfig;
 
@@ -107,12 +121,74 @@ export class Agent implements Service {
         cri?.close();
       },
     };
-    this.daemons = new ServiceGroup('node', [nodeRuntime, kubelet]);
+    const client = (this.client = new Client(new RestClient(credentials.rest)));
+    const informers = (this.informers = new SharedInformerFactory({
+      client,
+      clock: opts.clock,
+      onError: (err, resource) => opts.logger.warn({ err, resource }, 'node informer'),
+    }));
+    // The proxy needs the bridge the runtime made; with an external CRI endpoint there is none of kite's.
+    let proxy: NodeServiceProxy | undefined;
+    const serviceProxy: Service = {
+      name: 'kube-proxy',
+      start: async () => {
+        const net = nodeRuntime.podNetwork;
+        const gateway = nodeRuntime.gateway;
+        if (!net || !gateway) return;
+        proxy = new NodeServiceProxy({ client, dataDir: opts.dataDir, nodeName, bridge: net.bridge, podSubnet: net.subnet, gateway, clock: opts.clock, logger: opts.logger });
+        await proxy.start();
+      },
+      stop: async () => {
+        await proxy?.stop();
+      },
+    };
+    // Served where the node's pods reach it: the bridge's gateway (none with an external runtime).
+    let dns: ClusterDns | undefined;
+    const clusterDns: Service = {
+      name: 'cluster-dns',
+      start: async () => {
+        const address = nodeRuntime.gateway;
+        if (!address) {
+          opts.logger.info('no pod bridge of our own: cluster DNS not started');
+          return;
+        }
+        dns = new ClusterDns({ informers, address, domain: cfg.clusterDomain, upstream: opts.clusterDnsUpstream, node: { name: nodeName, client, address }, clock: opts.clock, logger: opts.logger });
+        try {
+          await dns.start();
+        } catch (err) {
+          // Port 53 taken on the gateway: the node still runs its pods (as a crash-looping CoreDNS
+          // pod would leave it), and no kube-dns slice points at this node.
+          opts.logger.error({ err, address }, 'cluster DNS could not start');
+          await dns.stop();
+          dns = undefined;
+        }
+      },
+      stop: async () => {
+        await dns?.stop();
+      },
+    };
+    // Policy needs the node's own bridge: none with an external runtime's network.
+    let enforcer: NetworkPolicyEnforcer | undefined;
+    const networkPolicy: Service = {
+      name: 'network-policy',
+      start: async () => {
+        const bridge = nodeRuntime.podNetwork?.bridge;
+        if (!bridge) return;
+        enforcer = new NetworkPolicyEnforcer({ client, nodeName: cfg.nodeName, bridge, nft: new NftCommand(), clock: opts.clock, logger: opts.logger });
+        await enforcer.start();
+      },
+      stop: async () => {
+        await enforcer?.stop();
+      },
+    };
+    this.daemons = new ServiceGroup('node', [nodeRuntime, serviceProxy, networkPolicy, clusterDns, kubelet]);
     await this.daemons.start();
   }
 
   /** Stops the node daemons in reverse; containers keep running (a restarted agent adopts them). */
   async stop(): Promise<void> {
     await this.daemons?.stop();
+    await this.informers?.shutdown();
+    this.client?.close();
   }
 }

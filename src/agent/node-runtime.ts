@@ -12,7 +12,11 @@ import { writeCniConfig, resolvePodNetwork, type PodNetworkOptions, type Resolve
 import { recordIpForward, resetPodNetwork } from '../kubelet/network/cleanup.js';
 import { ensureBridge } from '../kubelet/network/bridge.js';
 import { removePodCgroups } from '../kubelet/cm/cgroups.js';
+import { defaultServiceCIDR } from '../api/network.js';
+import { resetServiceProxy } from '../proxy/host.js';
+import { NftCommand } from '../proxy/nftables.js';
 import type { Service } from '../util/lifecycle.js';
+import { deletePolicyTable, policyTableName } from '../proxy/networkpolicy/planner.js';
 
 /** What an agent made on this machine, written before anything is made. */
 export interface NodeRecord {
@@ -55,6 +59,7 @@ export class NodeRuntime implements Service {
   private supervisor?: Supervisor;
   private endpointPath = '';
   private gatewayAddress?: string;
+  private network?: ResolvedPodNetwork;
 
   constructor(private readonly opts: NodeRuntimeOptions) {}
 
@@ -66,6 +71,11 @@ export class NodeRuntime implements Service {
   /** The pod bridge's address (the pods' gateway), once started with a network of kite's own. */
   get gateway(): string | undefined {
     return this.gatewayAddress;
+  }
+
+  /** The node's own pod network (bridge and subnet), once started with one. */
+  get podNetwork(): ResolvedPodNetwork | undefined {
+    return this.network;
   }
 
   async start(): Promise<void> {
@@ -87,6 +97,7 @@ export class NodeRuntime implements Service {
     if (!containerd) return;
     await recordIpForward(opts.dataDir);
     this.gatewayAddress = await ensureBridge(network!);
+    this.network = network;
     await writeCniConfig(containerd.paths.cniConfDir, network);
     const how = await containerd.start();
     opts.logger.info({ socket: containerd.socket, how, pid: containerd.processId }, 'containerd ready');
@@ -105,14 +116,28 @@ export class NodeRuntime implements Service {
 
 /**
  * The host half of `kite reset` for one node, after its pods are stopped over CRI: containerd, its
- * mounts, the bridge, IPAM state, ip_forward and the pods' cgroups.
+ * mounts, the service proxy's table and route, the bridge, IPAM state, ip_forward, its NetworkPolicy table and the pods' cgroups.
  */
 export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: Clock): Promise<{ busyCgroups: string[] }> {
   if (record.ownContainerd) {
     const containerd = new Containerd({ dataDir: containerdDir(dataDir), registryHost: '127.0.0.1:0', sandboxImage: '', clock });
     await containerd.stop();
+    if (record.network) {
+      const { bridge, subnet } = record.network;
+      await resetServiceProxy({ dataDir, bridge, podSubnet: subnet, serviceCIDR: defaultServiceCIDR, nft: new NftCommand() });
+    }
     await resetPodNetwork({ dataDir, containerdDataDir: containerdDir(dataDir), network: record.network });
+    if (record.network) await removePolicyTable(record.network.bridge);
   }
   const { busy } = await removePodCgroups(record.cgroupRoot);
   return { busyCgroups: busy };
+}
+
+/** Deletes the node's policy table (only that one); nothing to do without nft or the table. */
+async function removePolicyTable(bridge: string): Promise<void> {
+  try {
+    await new NftCommand().apply(deletePolicyTable(policyTableName(bridge)));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }

@@ -1,6 +1,8 @@
 // Objects every cluster has from its first start: the system namespaces, the built-in priority
-// classes, and the default/kubernetes Service. Created only when missing, so restarts and several
-// API servers agree.
+// classes, the default ServiceCIDR `kubernetes` (from --service-cluster-ip-range), the
+// default/kubernetes Service at the range's first address (its endpoints are the lease endpoint
+// reconciler's, endpointreconciler.ts), and kube-system/kube-dns at its tenth. Created only when
+// missing, so restarts and several API servers agree.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -20,9 +22,10 @@ import {
   type BootstrapToken,
 } from './authn/bootstraptoken.js';
 import { applyDefaults } from '../api/defaults/index.js';
+import { rfc3339 } from '../api/time.js';
 import { systemPriorityClassObjects } from './admission/plugins/priority.js';
 import { hasStatusCode } from '../api/errors.js';
-import { kubernetesServiceIP } from './registry/strategies/services.js';
+import { defaultServiceCIDRName, indexedAddress } from './registry/service/ipallocator.js';
 import type { Registries } from './registry/registries.js';
 
 const systemUser = { name: 'system:apiserver', groups: ['system:masters'] };
@@ -51,20 +54,84 @@ export interface ServerEndpoint {
   port: number;
 }
 
-export async function bootstrapObjects(registries: Registries, endpoint: ServerEndpoint): Promise<void> {
+/** The default --service-cluster-ip-range, as upstream's. */
+export const defaultServiceClusterIPRange = '10.96.0.0/12';
+
+/** The cluster DNS Service's address: the tenth of the range, as kubeadm derives clusterDNS. */
+export const clusterDNSIP = (serviceClusterIPRange: string): string => indexedAddress(serviceClusterIPRange, 10);
+
+/** The default ServiceCIDR as upstream's defaultservicecidr controller makes it, Ready from the start. */
+async function ensureDefaultServiceCIDR(registries: Registries, cidrs: string[]): Promise<void> {
+  await ensure(registries, 'networking.k8s.io', 'servicecidrs', '', {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'ServiceCIDR',
+    metadata: { name: defaultServiceCIDRName },
+    spec: { cidrs },
+  });
+  await registries.of('networking.k8s.io', 'servicecidrs').update(
+    '',
+    defaultServiceCIDRName,
+    (current) => {
+      const conditions = (current?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+      if (conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return current!;
+      const ready = { type: 'Ready', status: 'True', lastTransitionTime: rfc3339(Date.now()), reason: '', message: 'Kubernetes default Service CIDR is ready' };
+      return { ...current!, status: { conditions: [...conditions.filter((c) => c.type !== 'Ready'), ready] } };
+    },
+    { dryRun: false, user: systemUser, subresource: 'status' },
+  );
+}
+
+export interface BootstrapOptions {
+  /** --service-cluster-ip-range: one CIDR, or two of different families. */
+  serviceClusterIPRange?: string;
+}
+
+const serviceCIDRs = (opts: BootstrapOptions) => (opts.serviceClusterIPRange ?? defaultServiceClusterIPRange).split(',');
+
+/** The kubernetes Service's address: the first of the range (its serving certificate names it). */
+export const kubernetesServiceIP = (opts: BootstrapOptions = {}): string => indexedAddress(serviceCIDRs(opts)[0]!, 1);
+
+/**
+ * The Services the cluster itself provides, made again when deleted (the API server runs this every
+ * 10 s, as upstream's kubernetes service controller; kube-dns as the addon manager keeps CoreDNS's):
+ * default/kubernetes at the range's first address, port https 443 to the secure port, and
+ * kube-system/kube-dns at its tenth. An existing one is left as it is: servers of one cluster may
+ * listen on different ports, and would take turns rewriting it.
+ */
+export async function ensureClusterServices(registries: Registries, securePort: number, opts: BootstrapOptions = {}): Promise<void> {
+  const cidr = serviceCIDRs(opts)[0]!;
+  await ensure(registries, '', 'services', 'default', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { type: 'ClusterIP', clusterIP: indexedAddress(cidr, 1), ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: securePort }] },
+  });
+  // Selectorless: each node's DNS keeps its own EndpointSlice, and Local sends a pod's queries to its node.
+  await ensure(registries, '', 'services', 'kube-system', {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kube-dns', labels: { 'k8s-app': 'kube-dns', 'kubernetes.io/cluster-service': 'true', 'kubernetes.io/name': 'CoreDNS' } },
+    spec: {
+      type: 'ClusterIP',
+      clusterIP: clusterDNSIP(cidr),
+      internalTrafficPolicy: 'Local',
+      ports: [
+        { name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 },
+        { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 },
+      ],
+    },
+  });
+}
+
+export async function bootstrapObjects(registries: Registries, endpoint: ServerEndpoint, opts: BootstrapOptions = {}): Promise<void> {
   for (const name of namespaces) {
     await ensure(registries, '', 'namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
   for (const pc of systemPriorityClassObjects()) await ensure(registries, 'scheduling.k8s.io', 'priorityclasses', '', pc as unknown as KubeObject);
 
-  const labels = { component: 'apiserver', provider: 'kubernetes' };
-  await ensure(registries, '', 'services', 'default', {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'kubernetes', labels },
-    spec: { type: 'ClusterIP', clusterIP: kubernetesServiceIP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: endpoint.port }] },
-  });
-  // Its endpoints are the lease endpoint reconciler's (endpointreconciler.ts).
+  await ensureDefaultServiceCIDR(registries, serviceCIDRs(opts));
+  await ensureClusterServices(registries, endpoint.port, opts);
+  // The kubernetes Service's endpoints are the lease endpoint reconciler's (endpointreconciler.ts).
 }
 
 export interface JoinTokenOptions {

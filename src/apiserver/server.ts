@@ -34,6 +34,9 @@ import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthoriz
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
+import type { PortRange } from './registry/service/portallocator.js';
+import { ServiceAllocationRepair } from './registry/service/repair.js';
+import { Periodic } from '../util/periodic.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from './http/requestinfo.js';
 import { toStatusError, writeError } from './http/respond.js';
 import { StatusError } from '../api/errors.js';
@@ -41,10 +44,9 @@ import { ApiMetrics } from './metrics.js';
 import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
 import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
 import { Router, storageGroupVersions } from './router.js';
-import { bootstrapObjects, ensureJoinToken } from './bootstrap.js';
+import { bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
 import { isIP } from 'node:net';
 import { LeaseEndpointReconciler } from './endpointreconciler.js';
-import { kubernetesServiceIP } from './registry/strategies/services.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
 import { responseForUpgrade, type UpgradeRequest } from '../streaming/upgrade.js';
 import type { Service } from '../util/lifecycle.js';
@@ -87,6 +89,10 @@ export interface ApiServerOptions {
   admission?: AdmissionPluginFlags;
   /** How often kubelets are scraped for metrics.k8s.io (metrics-server's --metric-resolution; default 15 s). */
   metricResolutionMs?: number;
+  /** --service-cluster-ip-range: the default ServiceCIDR's CIDRs, made at first start (default 10.96.0.0/12). */
+  serviceClusterIPRange?: string;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: PortRange;
   clock?: Clock;
   logger: Logger;
 }
@@ -114,6 +120,9 @@ export class ApiServer implements Service {
   /** The components beside the API server, one thread each. */
   private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
+  private allocationRepair?: ServiceAllocationRepair;
+  /** default/kubernetes and kube-system/kube-dns, made again when deleted. */
+  private clusterServices?: Periodic;
   /** Reaches kubelets for pods/log (as kubeadm's apiserver-kubelet-client). */
   private kubeletClient?: KubeletClient;
   /** metrics.k8s.io, served in process where upstream aggregates metrics-server. */
@@ -152,7 +161,7 @@ export class ApiServer implements Service {
     const [host, portText] = splitHostPort(this.opts.listen);
     const advertise = advertiseAddress(host, this.opts.advertiseAddress);
     // The names in-cluster clients use: the advertise address, the Service's IP and DNS names.
-    const serviceSans = [kubernetesServiceIP, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+    const serviceSans = [kubernetesServiceIP({ serviceClusterIPRange: this.opts.serviceClusterIPRange }), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
     this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host, ...(advertise ? [advertise] : []), ...serviceSans], clock: this.clock });
     this.store = await openStore(this.opts.storage, dataDir);
     this.registries = new Registries({
@@ -160,6 +169,7 @@ export class ApiServer implements Service {
       clock: this.clock,
       admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
+      nodePortRange: this.opts.serviceNodePortRange,
     });
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
@@ -215,7 +225,16 @@ export class ApiServer implements Service {
     const port = typeof addr === 'object' && addr ? addr.port : Number(portText);
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port });
+    await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port }, { serviceClusterIPRange: this.opts.serviceClusterIPRange });
+    this.allocationRepair = new ServiceAllocationRepair({ registries: this.registries, clock: this.clock, logger });
+    this.allocationRepair.start();
+    this.clusterServices = new Periodic({
+      clock: this.clock,
+      periodMs: 10_000,
+      run: () => ensureClusterServices(this.registries, port, { serviceClusterIPRange: this.opts.serviceClusterIPRange }),
+      onError: (err) => logger.warn({ err }, 'ensuring the kubernetes and kube-dns Services failed'),
+    });
+    this.clusterServices.start();
     if (!advertise) {
       logger.info({ listen: this.opts.listen }, 'no advertise address (--advertise-address): the kubernetes Service gets no endpoints, as Endpoints may not name loopback addresses');
     } else {
@@ -336,6 +355,8 @@ export class ApiServer implements Service {
     this.ready = false;
     await Promise.all(this.threads.splice(0).map((t) => stopThread(t)));
     this.eventSweeper?.stop();
+    await this.allocationRepair?.stop();
+    await this.clusterServices?.stop();
     await this.metricsApi?.stop();
     this.kubeletClient?.close();
     await this.compactor?.stop();

@@ -5,6 +5,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { isIP } from 'node:net';
 import { ApiServer } from '../apiserver/server.js';
 import { joinTokenFile } from '../apiserver/bootstrap.js';
 import { Agent } from '../agent/agent.js';
@@ -19,6 +20,7 @@ import { resolvePodNetwork, type PodNetworkOptions } from '../kubelet/network/cn
 import { gatewayOf } from '../kubelet/network/bridge.js';
 import type { KubeletConfig } from '../kubelet/config.js';
 import { parseKubeletConfiguration } from '../kubelet/configfile.js';
+import { parseUpstream, type Upstream } from '../dns/server.js';
 import { realClock } from '../util/clock.js';
 import { newLogger, type Logger } from '../util/log.js';
 import { checkFlags, parseArgs, type ParsedArgs } from '../util/args.js';
@@ -36,19 +38,26 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --cri-endpoint PATH         use this running CRI runtime instead of starting containerd
            --bridge NAME --pod-cidr CIDR   the pod network's bridge and subnet (default kite0, 10.217.0.0/24)
            --cgroup-root PATH          where pod cgroups go (default /kubepods)
+           --cluster-dns IP[,IP]       the nameservers of ClusterFirst pods (default 10.96.0.10, the kube-dns Service)
+           --cluster-domain DOMAIN     the cluster's DNS domain (default cluster.local)
            --config FILE               a KubeletConfiguration (kubelet.config.k8s.io/v1beta1): maxPods, clusterDNS, clusterDomain,
                                        containerLogMaxSize/Files, crashLoopBackOff.maxContainerRestartPeriod, ...
+           --cluster-dns-upstream IP[:PORT]  where the node's cluster DNS sends names outside the cluster domain
+                                       (default: none, they get SERVFAIL)
   up       Bring up a cluster on this machine: the API server (server flags), its image registry, and an agent.
-           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --config as for agent
-           --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
+           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --cluster-dns, --cluster-domain, --config, --cluster-dns-upstream as for agent           --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
   reset    Remove every pod, sandbox, cgroup, bridge and file that up or agent made.
            --data-dir DIR              (required)
   images   Build the local images and push them into a registry under DATA/registry.
            --data-dir DIR --image-cache DIR --port PORT
 `;
 
-const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root', 'config'];
+const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root', 'cluster-dns', 'cluster-domain', 'config', 'cluster-dns-upstream'];
 
+function upstreamFlag(args: ParsedArgs): Upstream | undefined {
+  const v = args.flags.get('cluster-dns-upstream');
+  return v === undefined ? undefined : parseUpstream(v);
+}
 function networkOptions(args: ParsedArgs): PodNetworkOptions {
   const bridge = args.flags.get('bridge');
   const subnet = args.flags.get('pod-cidr');
@@ -56,9 +65,20 @@ function networkOptions(args: ParsedArgs): PodNetworkOptions {
   return { ...(bridge ? { bridge, name: `kite-${bridge}` } : {}), ...(subnet ? { subnet } : {}) };
 }
 
-async function kubeletConfigFlag(args: ParsedArgs): Promise<Partial<KubeletConfig> | undefined> {
+/** The --config file's settings with the kubelet flags laid over them (flags win, as upstream's). */
+async function kubeletConfigFlags(args: ParsedArgs): Promise<Partial<KubeletConfig>> {
   const file = args.flags.get('config');
-  return file === undefined ? undefined : parseKubeletConfiguration(await readFile(file, 'utf8'), file);
+  const out = file === undefined ? {} : parseKubeletConfiguration(await readFile(file, 'utf8'), file);
+  const dns = args.flags.get('cluster-dns');
+  if (dns !== undefined) {
+    const servers = dns.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = servers.find((s) => isIP(s) === 0);
+    if (bad !== undefined) throw new Error(`--cluster-dns: "${bad}" is not an IP address`);
+    out.clusterDNS = servers;
+  }
+  const domain = args.flags.get('cluster-domain');
+  if (domain !== undefined) out.clusterDomain = domain.replace(/\.$/, '');
+  return out;
 }
 
 function portFlag(args: ParsedArgs, name: string): number | undefined {
@@ -109,8 +129,8 @@ export async function agentCommand(argv: string[]): Promise<void> {
     registryHost: registry ?? '',
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
-    kubeletConfig: await kubeletConfigFlag(args),
-    clock: realClock,
+    kubeletConfig: await kubeletConfigFlags(args),
+    clusterDnsUpstream: upstreamFlag(args),    clock: realClock,
     logger,
   });
   onSignals(logger, () => agent.stop());
@@ -126,8 +146,8 @@ export async function upCommand(argv: string[]): Promise<void> {
   // Pods reach the API server at their node's gateway (the bridge's address), where it listens too.
   opts.advertiseAddress ??= gatewayOf(resolvePodNetwork(networkOptions(args)).subnet);
   const dataDir = opts.dataDir;
-  const kubeletConfig = await kubeletConfigFlag(args);
-  const server = new ApiServer(opts);
+  const kubeletConfig = await kubeletConfigFlags(args);
+  const clusterDnsUpstream = upstreamFlag(args);  const server = new ApiServer(opts);
   const registry = new Registry({ dataDir: join(dataDir, 'registry') });
   // The agent exists only once the server is up; a signal before that stops the server alone.
   const node: { thread?: AgentThread } = {};
@@ -153,6 +173,7 @@ export async function upCommand(argv: string[]): Promise<void> {
     network: networkOptions(args),
     cgroupRoot: args.flags.get('cgroup-root'),
     kubeletConfig,
+    clusterDnsUpstream,
   });
   const joined = await node.thread.joined;
   process.stdout.write(`node ${joined.nodeName} joined (kubelet on 127.0.0.1:${joined.kubeletPort})\n`);

@@ -56,3 +56,16 @@ describe('kite server endpoint flags', () => {
     assert.throws(() => optionsOf('--advertise-address', '127.0.0.1'), /^Error: --advertise-address may not be unspecified or loopback, got "127.0.0.1"$/);
   });
 });
+
+describe('kite server service ranges', () => {
+  it('passes them on and refuses bad ones in one line', () => {
+    const opts = optionsOf('--service-cluster-ip-range', '10.100.0.0/16', '--service-node-port-range', '31000-31999');
+    assert.equal(opts.serviceClusterIPRange, '10.100.0.0/16');
+    assert.deepEqual(opts.serviceNodePortRange, { base: 31000, size: 1000 });
+    assert.equal(optionsOf().serviceClusterIPRange, undefined);
+    assert.throws(() => optionsOf('--service-cluster-ip-range', '10.100.0.1/16'), /^Error: --service-cluster-ip-range: "10.100.0.1\/16" must be in canonical form \("10.100.0.0\/16"\)$/);
+    assert.throws(() => optionsOf('--service-cluster-ip-range', '10.0.0.0/8'), /^Error: specified --service-cluster-ip-range\[0\] is too large; for 32-bit addresses, the mask must be >= 12$/);
+    assert.throws(() => optionsOf('--service-cluster-ip-range', '10.96.0.0/12,10.200.0.0/16'), /one of each IP family/);
+    assert.throws(() => optionsOf('--service-node-port-range', '32767-30000'), /^Error: invalid port range "32767-30000"/);
+  });
+});

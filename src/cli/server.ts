@@ -8,6 +8,9 @@ import { parseDuration } from '../api/duration.js';
 import { controllerDescriptors, validateControllers } from '../controllers/descriptors.js';
 import { defaultRequestLimits, type RequestLimits } from '../apiserver/http/filters.js';
 import { enabledPluginNames, type AdmissionPluginFlags } from '../apiserver/admission/plugins.js';
+import { parsePortRange } from '../apiserver/registry/service/portallocator.js';
+import { cidrErrors } from '../api/validation/servicecidr.js';
+import { parsePrefix } from '../api/netip.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -29,9 +32,11 @@ export const serverUsage = `  server   Run the API server.
            --max-mutating-requests-inflight N  concurrent mutating requests before 429 (0: no limit), default 200
            --enable-admission-plugins LIST   admission plugins to run besides the default ones (NamespaceLifecycle, Priority, DefaultTolerationSeconds)
            --disable-admission-plugins LIST  default admission plugins to turn off
+           --service-cluster-ip-range CIDR[,CIDR]  the default ServiceCIDR, made at first start (default 10.96.0.0/12)
+           --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
 `;
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -52,11 +57,32 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),
     limits: requestLimits(args),
     admission: admissionPlugins(args),
+    serviceClusterIPRange: serviceClusterIPRange(args.flags.get('service-cluster-ip-range')),
+    serviceNodePortRange: optionalPortRange(args.flags.get('service-node-port-range')),
     logger,
   };
 }
 
 const optionalPath = (p: string | undefined) => (p === undefined ? undefined : resolve(p));
+
+const optionalPortRange = (text: string | undefined) => (text === undefined ? undefined : parsePortRange(text));
+
+/** kube-apiserver's checks of --service-cluster-ip-range: one or two canonical CIDRs, one per family. */
+export function serviceClusterIPRange(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const cidrs = text.split(',');
+  cidrs.forEach((c, i) => {
+    const why = cidrErrors(c)[0];
+    if (why) throw new Error(`--service-cluster-ip-range: "${c}" ${why}`);
+    // kube-apiserver's bound: at most 2^20 addresses.
+    const bits = parsePrefix(c)!.addr.family === 'IPv4' ? 32 : 128;
+    if (parsePrefix(c)!.bits < bits - 20) throw new Error(`specified --service-cluster-ip-range[${i}] is too large; for ${bits}-bit addresses, the mask must be >= ${bits - 20}`);
+  });
+  if (cidrs.length > 2 || (cidrs.length === 2 && parsePrefix(cidrs[0]!)!.addr.family === parsePrefix(cidrs[1]!)!.addr.family)) {
+    throw new Error('--service-cluster-ip-range: at most two CIDRs, one of each IP family');
+  }
+  return text;
+}
 
 /** A flag that takes a whole number; undefined when it is not given. */
 function wholeNumber(args: ParsedArgs, flag: string): number | undefined {

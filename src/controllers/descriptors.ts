@@ -22,6 +22,7 @@ import { ReplicationManager } from './replicationcontroller/replicationcontrolle
 import { StatefulSetController } from './statefulset/statefulset.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
+import { ServiceCIDRController } from './servicecidrs/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -145,6 +146,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['endpointslice'],
     identity: 'endpointslice-controller',
     init: (ctx) => new EndpointSliceController(ctx),
+  },
+  {
+    name: 'service-cidr-controller',
+    aliases: [],
+    identity: 'service-cidrs-controller',
+    init: (ctx) => new ServiceCIDRController(ctx),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

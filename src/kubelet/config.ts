@@ -14,7 +14,9 @@ export interface KubeletConfig {
   podLogsDir: string;
   /** The cgroup every pod's cgroup goes under (cgroupfs layout: <root>/burstable/pod<uid>; upstream /kubepods). */
   cgroupRoot: string;
+  /** The cluster's DNS domain (upstream clusterDomain; kite's default cluster.local). */
   clusterDomain: string;
+  /** The nameservers of ClusterFirst pods (upstream clusterDNS; kite's default the kube-dns Service, 10.96.0.10). */
   clusterDNS: string[];
   /** The node's resolver file for dnsPolicy Default (upstream resolvConf); only its loopback servers reach pods. Default /etc/resolv.conf. */
   resolvConf?: string;
@@ -41,6 +43,9 @@ export interface KubeletConfig {
   podInfraContainerImage: string;
 }
 
+/** The kube-dns Service's ClusterIP in kite's service range 10.96.0.0/12. */
+export const DEFAULT_CLUSTER_DNS = '10.96.0.10';
+
 export function defaultKubeletConfig(overrides: Partial<KubeletConfig> & Pick<KubeletConfig, 'nodeName' | 'rootDir'>): KubeletConfig {
   return {
     nodeIP: '127.0.0.1',
@@ -48,7 +53,7 @@ export function defaultKubeletConfig(overrides: Partial<KubeletConfig> & Pick<Ku
     podLogsDir: `${overrides.rootDir}/pod-logs`,
     cgroupRoot: '/kubepods',
     clusterDomain: 'cluster.local',
-    clusterDNS: [],
+    clusterDNS: [DEFAULT_CLUSTER_DNS],
     maxPods: 110,
     nodeStatusUpdateFrequencyMs: 10_000,
     nodeStatusReportFrequencyMs: 5 * 60_000,

@@ -28,5 +28,6 @@ describe('KubeletConfiguration file', () => {
     assert.throws(() => parseKubeletConfiguration(header + 'crashLoopBackOff: {maxContainerRestartPeriod: 500ms}\n', 'f'), /at least 1s/);
     assert.throws(() => parseKubeletConfiguration('apiVersion: v1\nkind: Pod\n', 'f'), /expected apiVersion kubelet.config.k8s.io\/v1beta1/);
     assert.throws(() => parseKubeletConfiguration(header + 'a: [\n', 'f'), /^Error: f: /);
+    assert.throws(() => parseKubeletConfiguration(header + 'clusterDNS: [kube-dns]\n', 'f'), /clusterDNS: expected a list of IP addresses/);
   });
 });

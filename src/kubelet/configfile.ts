@@ -1,6 +1,7 @@
 // `kite agent --config FILE`: upstream's KubeletConfiguration file (kubelet.config.k8s.io/v1beta1),
 // for the fields kite honours. Decoding is strict, as the kubelet's: an unknown or mistyped field is
 // an error naming it, not silently ignored.
+import { isIP } from 'node:net';
 import { parse } from 'yaml';
 import { parseDuration } from '../api/duration.js';
 import { parseQuantity } from '../api/quantity.js';
@@ -26,7 +27,7 @@ const fields: Record<string, Setter> = {
     return { clusterDomain: v };
   },
   clusterDNS: (v, path) => {
-    if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw new Error(`${path}: expected a list of IP addresses`);
+    if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || isIP(s) === 0)) throw new Error(`${path}: expected a list of IP addresses`);
     return { clusterDNS: v as string[] };
   },
   maxPods: integer('maxPods', 1),

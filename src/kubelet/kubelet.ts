@@ -7,7 +7,7 @@
 //   status manager → the only writer of pod.status; deletes a terminated pod being deleted
 //   node status + Lease → the Node object; HTTPS API → logs; log rotation; housekeeping of orphans
 import { mkdir, readFile } from 'node:fs/promises';
-import type { Node, Pod } from '../api/types.js';
+import type { Node, Pod, Service as CoreService } from '../api/types.js';
 import { podQOS } from '../api/pod/qos.js';
 import { isPodPhaseTerminal } from '../api/pod/status.js';
 import { Client } from '../client/client.js';
@@ -24,7 +24,7 @@ import { admitPod, rejectedPodStatus } from './admission/predicate.js';
 import { podCgroupParent, removeCgroup } from './cm/cgroups.js';
 import type { EnvSources } from './kuberuntime/env.js';
 import { generateContainerConfig } from './kuberuntime/container.js';
-import { generatePodSandboxConfig } from './kuberuntime/sandbox.js';
+import { checkLimitsForResolvConf, generatePodSandboxConfig } from './kuberuntime/sandbox.js';
 import { KubeRuntimeManager } from './kuberuntime/manager.js';
 import { MINIMUM_GRACE_PERIOD_SECONDS } from './kuberuntime/grace.js';
 import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
@@ -69,6 +69,8 @@ export class Kubelet implements KubeletHost, Service {
   private readonly events: EventBroadcaster;
   private readonly recorder: EventRecorder;
   private readonly informer: SharedInformer<Pod>;
+  /** Every Service, for the containers' service links (upstream's serviceLister). */
+  private readonly services: SharedInformer<CoreService>;
   private readonly status: StatusManager;
   private readonly workers: PodWorkers;
   private readonly manager: KubeRuntimeManager;
@@ -99,7 +101,9 @@ export class Kubelet implements KubeletHost, Service {
     this.client = new Client(new RestClient(opts.rest));
     this.events = new EventBroadcaster({ sink: clientEventSink(this.client), clock, logger });
     this.recorder = this.events.newRecorder({ component: 'kubelet', host: cfg.nodeName });
-    const sources = apiSources(this.client);
+    this.services = new SharedInformer<CoreService>(this.client.resource('services'), { clock, onError: (err) => logger.warn({ err }, 'service informer') });
+    const services = this.services;
+    const sources: EnvSources = { ...apiSources(this.client), services: { hasSynced: () => services.hasSynced(), list: () => services.indexer.list() } };
     const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources });
     const volumes = new KubeletVolumeManager({ cfg, sources, recorder: this.recorder });
     const log = (msg: string, err?: unknown) => logger.warn({ err }, msg);
@@ -160,6 +164,8 @@ export class Kubelet implements KubeletHost, Service {
     const { logger } = this.opts;
     await mkdir(this.opts.cfg.rootDir, { recursive: true, mode: 0o700 });
     await mkdir(this.opts.cfg.podLogsDir, { recursive: true, mode: 0o755 });
+    // Started first, as upstream's (in NewMainKubelet): containers wait for its first list.
+    this.services.start();
     await this.server.start();
     const { cfg, clock } = this.opts;
     this.nodeStatus = new NodeStatusManager({
@@ -176,6 +182,8 @@ export class Kubelet implements KubeletHost, Service {
     this.lease.start();
     this.node = await this.nodeStatus.whenRegistered();
     logger.info({ node: this.opts.cfg.nodeName, port: this.server.port }, 'node registered');
+    const resolvConfProblem = checkLimitsForResolvConf(cfg);
+    if (resolvConfProblem) this.recorder.event(this.nodeStatus.nodeRef, 'Warning', 'CheckLimitsForResolvConf', resolvConfProblem);
 
     this.status.start();
     this.workers.start();
@@ -200,6 +208,7 @@ export class Kubelet implements KubeletHost, Service {
     this.stopped = true;
     await this.housekeeping.stop();
     await this.informer.stop();
+    await this.services.stop();
     await this.pleg.stop();
     this.probeSyncs?.dispose();
     this.probes.stop();

@@ -9,9 +9,9 @@ export interface Nftables {
   listTable(family: string, name: string): Promise<unknown[] | undefined>;
 }
 
-function nft(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function nft(args: string[], input?: string, netns?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('nft', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = netns ? spawn('ip', ['netns', 'exec', netns, 'nft', ...args], { stdio: ['pipe', 'pipe', 'pipe'] }) : spawn('nft', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -23,13 +23,16 @@ function nft(args: string[], input?: string): Promise<{ code: number; stdout: st
 }
 
 export class NftCommand implements Nftables {
+  /** netns: run inside that named network namespace (tests and benchmarks), not the host's. */
+  constructor(private readonly opts: { netns?: string } = {}) {}
+
   async apply(script: string): Promise<void> {
-    const { code, stderr } = await nft(['-f', '-'], script);
+    const { code, stderr } = await nft(['-f', '-'], script, this.opts.netns);
     if (code !== 0) throw new Error(`nft: ${stderr.trim() || `exit ${code}`}`);
   }
 
   async listTable(family: string, name: string): Promise<unknown[] | undefined> {
-    const { code, stdout, stderr } = await nft(['-j', 'list', 'table', family, name]);
+    const { code, stdout, stderr } = await nft(['-j', 'list', 'table', family, name], undefined, this.opts.netns);
     if (code !== 0) {
       if (/No such file or directory/.test(stderr)) return undefined;
       throw new Error(`nft: ${stderr.trim() || `exit ${code}`}`);

@@ -16,7 +16,7 @@ const skip = canRunContainers ? false : 'running containers needs root';
 /** The seed's pod with an init container that exits 0 (there is no `myservice` to wait for). */
 function seedPod(): string {
   const yaml = readFileSync(join(examplesDir, 'web-pod.yaml'), 'utf8');
-  const waiting = "command: ['sh', '-c', 'until nslookup myservice; do echo waiting; sleep 2; done']";
+  const waiting = "command: ['sh', '-c', 'until nslookup myservice.default.svc.cluster.local; do echo waiting; sleep 2; done']";
   assert.ok(yaml.includes(waiting), 'the seed pod still has its waiting init container');
   return yaml.replace(waiting, "command: ['sh', '-c', 'exit 0']");
 }

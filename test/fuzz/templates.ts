@@ -50,6 +50,8 @@ const bodies: Record<string, (csrPem: string) => Json> = {
     note: 'a note',
   }),
   priorityclasses: () => ({ value: 1000, globalDefault: false, description: 'fuzz' }),
+  // IPAddresses are left out: their names are IPs, which the run's own object name is not.
+  servicecidrs: () => ({ spec: { cidrs: ['10.250.0.0/24'] } }),
   certificatesigningrequests: (csrPem) => ({
     spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], expirationSeconds: 3600 },
   }),

@@ -101,8 +101,8 @@ test('Service defaults', () => {
   assert.equal(svc.spec.sessionAffinity, 'None');
   assert.equal(svc.spec.internalTrafficPolicy, 'Cluster');
   assert.equal(svc.spec.externalTrafficPolicy, undefined);
-  assert.equal(svc.spec.ipFamilyPolicy, 'SingleStack');
-  assert.deepEqual(svc.spec.ipFamilies, ['IPv4']);
+  // The registry settles the families (they depend on the cluster's ServiceCIDRs).
+  assert.equal(svc.spec.ipFamilyPolicy, undefined);
   assert.deepEqual(svc.spec.ports, [
     { port: 80, protocol: 'TCP', targetPort: 80 },
     { port: 53, protocol: 'UDP', targetPort: 'dns' },

@@ -2,13 +2,13 @@
 // The API server calls it on every decoded body, before admission and validation; first it puts
 // the zero values Go's decoder would have left where the body holds nulls.
 import { findKind } from '../resources.js';
-import { isIPv6 } from '../validation/names.js';
 import { zeroNulls } from '../zero.js';
 import { defaultDaemonSet, defaultDeployment, defaultPodTemplateObject, defaultReplicaSet, defaultReplicationController, defaultStatefulSet } from './apps.js';
 import { child, defaultPod, defaultResourceList, isObj, type Obj } from './podspec.js';
 import { defaultCronJob } from './cronjob.js';
 import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 import { defaultJob } from './batch.js';
+import { defaultNetworkPolicy } from './networkpolicy.js';
 
 export { imageTag } from './podspec.js';
 
@@ -37,14 +37,8 @@ function defaultService(svc: Obj): void {
       if (isObj(ing) && ing.ip && ing.ipMode == null) ing.ipMode = 'VIP';
     }
   }
-  // Upstream's service registry settles the IP families when it allocates the cluster IP; kite runs
-  // single-stack, so the family is the cluster IP's own or IPv4.
-  if (spec.type !== 'ExternalName') {
-    if (spec.ipFamilyPolicy == null) spec.ipFamilyPolicy = 'SingleStack';
-    if (!Array.isArray(spec.ipFamilies) || spec.ipFamilies.length === 0) {
-      spec.ipFamilies = [typeof spec.clusterIP === 'string' && isIPv6(spec.clusterIP) ? 'IPv6' : 'IPv4'];
-    }
-  }
+  // The IP families are the service registry's to settle (upstream's initIPFamilyFields): they
+  // depend on the families the cluster's ServiceCIDRs serve.
 }
 
 /** SetDefaults_Namespace labels the namespace with its name; spec.finalizers ["kubernetes"] is the registry's (on create). */
@@ -110,6 +104,7 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'batch/CronJob': defaultCronJob,
   'batch/Job': defaultJob,
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
+  'networking.k8s.io/NetworkPolicy': defaultNetworkPolicy,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
 };

@@ -46,10 +46,18 @@ import {
 import { validateCronJob, validateCronJobUpdate } from './cronjob.js';
 import { validateObjectMetaUpdate, type Obj } from './meta.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
+import { validateNetworkPolicy, validateNetworkPolicyUpdate } from './networkpolicy.js';
 import { validatePodDisruptionBudget, validatePodDisruptionBudgetStatusUpdate, validatePodDisruptionBudgetUpdate } from './policy.js';
 import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './pod.js';
 import { validateJob, validateJobStatusUpdate, validateJobUpdate } from './batch.js';
 import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatusUpdate, validateHorizontalPodAutoscalerUpdate } from './autoscaling.js';
+import {
+  validateIPAddress,
+  validateIPAddressUpdate,
+  validateServiceCIDR,
+  validateServiceCIDRStatusUpdate,
+  validateServiceCIDRUpdate,
+} from './servicecidr.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -97,10 +105,13 @@ const kinds: Record<string, KindValidation> = {
   'apps/Deployment': { create: validateDeployment, update: validateDeploymentUpdate, status: validateDeploymentStatusUpdate },
   'apps/ReplicaSet': { create: validateReplicaSet, update: validateReplicaSetUpdate, status: validateReplicaSetStatusUpdate },
   'discovery.k8s.io/EndpointSlice': { create: validateEndpointSlice, update: validateEndpointSliceUpdate },
+  'networking.k8s.io/NetworkPolicy': { create: validateNetworkPolicy, update: validateNetworkPolicyUpdate },
   'events.k8s.io/Event': {
     create: (obj) => validateEventCreate(eventsV1View(obj), false),
     update: (obj, old) => validateEventUpdate(eventsV1View(obj), eventsV1View(old), false),
   },
+  'networking.k8s.io/ServiceCIDR': { create: validateServiceCIDR, update: validateServiceCIDRUpdate, status: validateServiceCIDRStatusUpdate },
+  'networking.k8s.io/IPAddress': { create: validateIPAddress, update: validateIPAddressUpdate },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,

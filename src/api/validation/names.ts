@@ -174,5 +174,71 @@ export function isCIDR(s: string): boolean {
   return isIPv4(ip) ? n <= 32 : isIPv6(ip) && n <= 128;
 }
 
+/** A CIDR as netutils.ParseCIDRSloppy reads it: the address (as bits) and the prefix length. */
+export interface ParsedCIDR {
+  v6: boolean;
+  /** The address as written, host bits included. */
+  addr: bigint;
+  bits: number;
+}
+
+/** Go's pre-1.17 parser, which upstream keeps for legacy fields: IPv4 octets and the prefix may have leading zeros. */
+export function parseCIDRSloppy(s: string): ParsedCIDR | undefined {
+  const i = s.indexOf('/');
+  if (i < 0 || !/^[0-9]+$/.test(s.slice(i + 1))) return undefined;
+  const bits = Number(s.slice(i + 1));
+  const ip = s.slice(0, i);
+  const v4 = ipv4Bits(ip);
+  if (v4 !== undefined) return bits <= 32 ? { v6: false, addr: v4, bits } : undefined;
+  const v6 = ipv6Bits(ip);
+  return v6 !== undefined && bits <= 128 ? { v6: true, addr: v6, bits } : undefined;
+}
+
+function ipv4Bits(s: string): bigint | undefined {
+  const parts = s.split('.');
+  if (parts.length !== 4 || !parts.every((p) => /^[0-9]{1,7}$/.test(p) && Number(p) <= 255)) return undefined;
+  return parts.reduce((n, p) => (n << 8n) | BigInt(Number(p)), 0n);
+}
+
+function ipv6Bits(s: string): bigint | undefined {
+  if (!isIPv6(s)) return undefined;
+  let rest = s;
+  let low: bigint[] = [];
+  const lastColon = s.lastIndexOf(':');
+  const tail = s.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    // The embedded IPv4 tail is the last two groups.
+    const v4 = ipv4Bits(tail)!;
+    low = [v4 >> 16n, v4 & 0xffffn];
+    rest = s.slice(0, lastColon + 1);
+    if (!rest.endsWith('::')) rest = rest.slice(0, -1);
+  }
+  const halves = rest.split('::');
+  const groups = (h: string) => (h === '' ? [] : h.split(':').map((g) => BigInt(parseInt(g, 16))));
+  const head = groups(halves[0]!);
+  const back = [...(halves.length === 2 ? groups(halves[1]!) : []), ...low];
+  const zeros = Array<bigint>(8 - head.length - back.length).fill(0n);
+  return [...head, ...zeros, ...back].reduce((n, g) => (n << 16n) | g, 0n);
+}
+
+/** The network of a parsed CIDR (host bits cleared). */
+export function cidrNetwork(c: ParsedCIDR): bigint {
+  const width = c.v6 ? 128n : 32n;
+  const host = width - BigInt(c.bits);
+  return (c.addr >> host) << host;
+}
+
+/** net.IPNet.Contains of the address of `inner` in `outer`'s network. */
+export function cidrContains(outer: ParsedCIDR, inner: ParsedCIDR): boolean {
+  if (outer.v6 !== inner.v6) return false;
+  return cidrNetwork(outer) === cidrNetwork({ ...inner, bits: outer.bits });
+}
+
+/** The canonical text of a CIDR's network, as IPNet.String() prints an IPv4 one ("10.0.0.0/8"). */
+export function ipv4CIDRString(c: ParsedCIDR): string {
+  const n = cidrNetwork(c);
+  return `${[24n, 16n, 8n, 0n].map((s) => String((n >> s) & 255n)).join('.')}/${c.bits}`;
+}
+
 /** A list of messages turned into Invalid errors at one path, the common shape of upstream's callers. */
 export const invalidEach = (p: Path, value: unknown, msgs: string[]): FieldError[] => msgs.map((m) => invalid(p, value, m));

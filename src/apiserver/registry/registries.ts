@@ -3,13 +3,15 @@
 import type { Store } from '../../storage/store.js';
 import type { Clock } from '../../util/clock.js';
 import { resources, type ResourceInfo } from '../../api/resources.js';
-import type { StoredObject } from '../../api/meta.js';
+import type { KubeObject, StoredObject } from '../../api/meta.js';
 import { WatchCache } from '../watchcache/cache.js';
 import { Registry, decodeStored, type Admitter } from './registry.js';
 import type { ResourceStrategy } from './strategy.js';
 import { podStrategy } from './strategies/pods.js';
 import { namespaceStrategy } from './strategies/namespaces.js';
-import { kubernetesServiceIP, serviceStrategy } from './strategies/services.js';
+import { serviceStrategy } from './strategies/services.js';
+import { ClusterIPAllocator, defaultServiceCIDRName } from './service/ipallocator.js';
+import { defaultNodePortRange, NodePortAllocator, type PortRange } from './service/portallocator.js';
 import { coreEventStrategy, eventsV1Strategy } from './strategies/events.js';
 import {
   createOnUpdateStrategy,
@@ -24,7 +26,7 @@ import { certificateSigningRequestStrategy } from './strategies/certificates.js'
 import { daemonSetStrategy, replicatedStrategy, statefulSetStrategy } from './strategies/apps.js';
 import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './strategies/autoscaling.js';
 import { jobStrategy } from './strategies/batch.js';
-import { hasStatusCode } from '../../api/errors.js';
+import { hasStatusCode, StatusError } from '../../api/errors.js';
 import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
 
 /** A stored object of a named resource: its type, with the metadata storage always has. */
@@ -35,13 +37,46 @@ export interface RegistriesOptions {
   clock: Clock;
   admitter: Admitter;
   synchronousWatch: boolean;
+  /** `--service-node-port-range` (default 30000-32767). */
+  nodePortRange?: PortRange;
 }
+
+const systemUser = { name: 'system:apiserver', groups: ['system:masters'] };
+const systemWrite = { dryRun: false, user: systemUser, subresource: '' };
 
 export class Registries {
   private readonly byResource = new Map<string, Registry>();
   private readonly caches = new Map<string, WatchCache>();
+  readonly clusterIPs: ClusterIPAllocator;
+  readonly nodePorts: NodePortAllocator;
 
   constructor(opts: RegistriesOptions) {
+    this.clusterIPs = new ClusterIPAllocator({
+      serviceCIDRs: async () => {
+        const cached = this.cachedList('servicecidrs.networking.k8s.io');
+        if (cached.length > 0) return cached;
+        // The cache may not have seen the default ServiceCIDR made a moment ago (etcd's watch lags).
+        const live = await this.lookup('servicecidrs.networking.k8s.io', '', defaultServiceCIDRName);
+        return live ? [live] : [];
+      },
+      known: (name) => this.cached('ipaddresses.networking.k8s.io', '', name) !== undefined,
+      create: async (ip) => {
+        try {
+          await this.of('networking.k8s.io', 'ipaddresses').create('', ip as unknown as KubeObject, systemWrite);
+          return true;
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === 'AlreadyExists') return false;
+          throw err;
+        }
+      },
+      delete: async (name, owner) => {
+        const ip = await this.lookup('ipaddresses.networking.k8s.io', '', name);
+        const ref = ip?.spec?.parentRef;
+        if (!ip || ref?.resource !== 'services' || ref.namespace !== owner.namespace || ref.name !== owner.name) return;
+        await this.of('networking.k8s.io', 'ipaddresses').delete('', name, { preconditions: { uid: ip.metadata.uid } }, systemWrite);
+      },
+    });
+    this.nodePorts = new NodePortAllocator(opts.store, opts.nodePortRange ?? defaultNodePortRange, () => opts.clock.now());
     const strategies: ResourceStrategy[] = [
       namespaceStrategy(),
       podStrategy(),
@@ -49,7 +84,7 @@ export class Registries {
       coreEventStrategy(),
       plainStrategy('', 'configmaps'),
       secretStrategy(),
-      serviceStrategy({ inUse: () => this.serviceAllocations() }),
+      serviceStrategy({ clusterIPs: this.clusterIPs, nodePorts: this.nodePorts }),
       plainStrategy('', 'serviceaccounts'),
       createOnUpdateStrategy('', 'endpoints'),
       createOnUpdateStrategy('coordination.k8s.io', 'leases'),
@@ -142,17 +177,6 @@ export class Registries {
   cachedList<R extends ResourceName>(resource: R): Typed<R>[] {
     const reg = this.named(resource);
     return (this.caches.get(reg.strategy.storagePrefix)?.snapshot(reg.strategy.storagePrefix).items.map((i) => i.object) ?? []) as Typed<R>[];
-  }
-
-  private serviceAllocations(): { clusterIPs: Set<string>; nodePorts: Set<number> } {
-    const clusterIPs = new Set<string>([kubernetesServiceIP]);
-    const nodePorts = new Set<number>();
-    for (const obj of this.cachedList('services')) {
-      const spec = obj.spec;
-      for (const ip of spec?.clusterIPs ?? (spec?.clusterIP ? [spec.clusterIP] : [])) clusterIPs.add(ip);
-      for (const p of spec?.ports ?? []) if (p.nodePort) nodePorts.add(p.nodePort);
-    }
-    return { clusterIPs, nodePorts };
   }
 }
 

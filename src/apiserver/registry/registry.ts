@@ -405,7 +405,7 @@ export class Registry {
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
     await this.deps.admitter.validate('CREATE', admit);
-    if (!opts.dryRun) await this.strategy.beforeCreate?.(obj);
+    const allocation = await this.strategy.allocate?.(obj, undefined, opts.dryRun);
     opts.track?.(obj, undefined);
     if (opts.dryRun) {
       const existing = await this.deps.store.get(this.keyFor(namespace, obj.metadata.name!));
@@ -417,11 +417,13 @@ export class Registry {
       const kv = await this.persist(key, obj, (value) => this.deps.store.create(key, value));
       // What was written is obj itself: no need to parse it back.
       obj.metadata.resourceVersion = String(kv.modRevision);
-      return obj;
     } catch (err) {
+      await allocation?.revert();
       if (isStorageError(err, 'KeyExists')) throw alreadyExists(this.qualified, obj.metadata.name!);
       throw err;
     }
+    await allocation?.commit();
+    return obj;
   }
 
   /** Fills server-owned metadata of a new object. */
@@ -493,13 +495,14 @@ export class Registry {
       opts.track?.(obj, current);
       obj.metadata.resourceVersion = current.metadata.resourceVersion;
       if (stableEqual(obj, current)) return { object: current, created: false };
+      const allocation = this.shouldDeleteAfterUpdate(obj) ? undefined : await this.strategy.allocate?.(obj, current, opts.dryRun);
       if (opts.dryRun) return { object: obj, created: false };
       try {
         if (this.shouldDeleteAfterUpdate(obj)) return { object: await this.deleteNow(key, kv!, obj), created: false };
         const written = await this.persist(key, obj, (value) => this.deps.store.update(key, value, kv!.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
-        return { object: obj, created: false };
       } catch (err) {
+        await allocation?.revert();
         if (isStorageError(err, 'Conflict')) {
           if (pinned) throw staleConflict(this.qualified, name);
           if (attempt < maxUpdateRetries) continue;
@@ -510,6 +513,8 @@ export class Registry {
         }
         throw err;
       }
+      await allocation?.commit();
+      return { object: obj, created: false };
     }
   }
 
@@ -560,6 +565,7 @@ export class Registry {
     const deleted = await this.deps.store.delete(key, kv.modRevision);
     const out = deepClone(obj);
     out.metadata.resourceVersion = String(deleted.modRevision);
+    await this.strategy.afterDelete?.(out);
     return out;
   }
 

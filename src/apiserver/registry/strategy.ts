@@ -16,6 +16,12 @@ export interface DeleteDecision {
   gracePeriodSeconds: number;
 }
 
+/** Resources taken for one write: released (the old ones) on commit, given back (the new ones) on revert. */
+export interface Allocation {
+  commit(): Promise<void>;
+  revert(): Promise<void>;
+}
+
 export interface ResourceStrategy {
   readonly info: ResourceInfo;
   /** Key prefix in storage, ending in '/'. Several served resources may share one (events). */
@@ -55,8 +61,14 @@ export interface ResourceStrategy {
   /** The field set that field selectors match against (metadata.name and metadata.namespace included). */
   selectableFields(obj: StoredObject): Record<string, string>;
 
-  /** Server-side work before a create is admitted that needs other objects (cluster IP allocation). */
-  beforeCreate?(obj: StoredObject): Promise<void>;
+  /**
+   * What a create or update takes in other objects (a Service's cluster IPs and node ports), after
+   * validation and admission, before the write: the registry commits it once the write is stored and
+   * reverts it when the write fails. A dry run checks without taking anything.
+   */
+  allocate?(obj: StoredObject, old: StoredObject | undefined, dryRun: boolean): Promise<Allocation | undefined>;
+  /** The object is gone from storage: what it held goes back (best effort; repair loops catch the rest). */
+  afterDelete?(obj: StoredObject): Promise<void>;
 
   /** Converts a stored object to the served version of this resource (events.k8s.io views core events). */
   toServed?(obj: StoredObject): StoredObject;

@@ -1,8 +1,9 @@
 // A container's environment as upstream's makeEnvironmentVariables builds it: envFrom sources first
 // (later sources overriding earlier ones), then env entries in order, each able to refer to the
-// variables before it with $(VAR). Service links (FOO_SERVICE_HOST ...) are not added: kite runs no
-// Services yet.
+// variables before it and to the service links with $(VAR); then the service links
+// (FOO_SERVICE_HOST ...) the container did not set itself.
 import type { ConfigMap, Container, Pod, Secret } from '../../api/types.js';
+import { serviceEnvVarMap, type ServiceSource } from './envvars.js';
 import type { EnvVarSource, ObjectFieldSelector, ResourceFieldSelector } from 'kubernetes-types/core/v1.js';
 import { Quantity } from '../../api/quantity.js';
 import type { KeyValue } from '../runtime/types.js';
@@ -11,6 +12,8 @@ import type { KeyValue } from '../runtime/types.js';
 export interface EnvSources {
   getConfigMap(ns: string, name: string): Promise<ConfigMap | undefined>;
   getSecret(ns: string, name: string): Promise<Secret | undefined>;
+  /** The Services for service links; without them (a kubelet with no API server) there are none. */
+  services?: ServiceSource;
 }
 
 /** What the downward API can see about the node and the running pod. */
@@ -192,6 +195,9 @@ export function invalidKeysMessage(namespace: string, skipped: EnvResult['invali
 /** makeEnvironmentVariables: rejects with an EnvError whose message is upstream's. */
 export async function makeEnvironmentVariables(pod: Pod, container: Container, sources: EnvSources, ctx: DownwardContext): Promise<EnvResult> {
   const ns = pod.metadata?.namespace ?? '';
+  // Waiting for the first list keeps a restarted kubelet from starting pods without KUBERNETES_SERVICE_HOST.
+  if (sources.services && !sources.services.hasSynced()) throw new EnvError('services have not yet been read at least once, cannot construct envvars');
+  const serviceEnv = sources.services ? serviceEnvVarMap(sources.services.list(), ns, pod.spec?.enableServiceLinks !== false) : new Map<string, string>();
   const env = new Map<string, string>();
   const invalidKeys: EnvResult['invalidKeys'] = [];
   const configMaps = new Map<string, ConfigMap | undefined>();
@@ -230,7 +236,7 @@ export async function makeEnvironmentVariables(pod: Pod, container: Container, s
     if (invalid.length > 0) invalidKeys.push({ kind, name, keys: invalid });
   }
 
-  const mapping = mappingFor(env);
+  const mapping = mappingFor(env, serviceEnv);
   for (const e of container.env ?? []) {
     let value: string | undefined = e.value ?? '';
     if (e.value) value = expand(e.value, mapping);
@@ -238,6 +244,8 @@ export async function makeEnvironmentVariables(pod: Pod, container: Container, s
     if (value === undefined) continue;
     env.set(e.name, value);
   }
+  // The container's own variables win over the links of the same name.
+  for (const [key, value] of serviceEnv) if (!env.has(key)) env.set(key, value);
   return { envs: [...env].map(([key, value]) => ({ key, value })), invalidKeys };
 
   async function valueFrom(src: EnvVarSource): Promise<string | undefined> {

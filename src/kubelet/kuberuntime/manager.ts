@@ -35,7 +35,7 @@ export interface RuntimeManagerConfig {
   recorder: EventRecorder;
   images: ImageManager;
   sources: EnvSources;
-  generatePodSandboxConfig: (pod: Pod, attempt: number, cfg: KubeletConfig) => PodSandboxConfig;
+  generatePodSandboxConfig: (pod: Pod, attempt: number, cfg: KubeletConfig, recorder: EventRecorder) => PodSandboxConfig;
   generateContainerConfig: (input: ContainerConfigInput) => Promise<ContainerConfig>;
   /** Lifecycle hooks; unset, none runs. */
   preStop?: PreStopHook;
@@ -118,7 +118,7 @@ export class KubeRuntimeManager {
     let sandboxConfig: PodSandboxConfig;
     let podIPs: string[];
     try {
-      sandboxConfig = this.config.generatePodSandboxConfig(pod, plan.attempt, cfg);
+      sandboxConfig = this.config.generatePodSandboxConfig(pod, plan.attempt, cfg, recorder);
     } catch (err) {
       recorder.event(podRef(pod), 'Warning', FAILED_CREATE_POD_SANDBOX, `Failed to create pod sandbox: ${errorMessage(err)}`);
       return { ...result, failed: true };

@@ -6,8 +6,11 @@ import type { Pod } from '../../api/types.js';
 import { podQOS } from '../../api/pod/qos.js';
 import { podCgroupParent } from '../cm/cgroups.js';
 import type { KubeletConfig } from '../config.js';
+import type { EventRecorder } from '../../client/record/recorder.js';
 import type { DNSConfig, LinuxPodSandboxConfig, PodSandboxConfig, PortMapping, Protocol } from '../runtime/types.js';
+import { podRef } from '../../api/pod/reference.js';
 import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from './labels.js';
+import { formatPod } from './backoff.js';
 import { sandboxOverhead, sandboxResources } from './resources.js';
 import { sandboxSecurityContext } from './security.js';
 
@@ -17,6 +20,7 @@ const FQDN_MAX_LEN = 64;
 const MAX_DNS_SEARCH_PATHS = 32;
 const MAX_DNS_SEARCH_LIST_CHARS = 2048;
 const MAX_DNS_NAMESERVERS = 3;
+const DNS1123_SUBDOMAIN_MAX_LEN = 253;
 const DEFAULT_RESOLV_CONF = '/etc/resolv.conf';
 
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -64,7 +68,7 @@ export function podLogsDirectory(cfg: Pick<KubeletConfig, 'podLogsDir'>, pod: Po
   return `${cfg.podLogsDir}/${pod.metadata?.namespace ?? ''}_${pod.metadata?.name ?? ''}_${pod.metadata?.uid ?? ''}`;
 }
 
-/** The resolver settings of a resolv.conf (parseResolvConf): the last search line wins, options accumulate. */
+/** The resolver settings of a resolv.conf (parseResolvConf): nameservers accumulate, the last search and options lines win. */
 export function parseResolvConf(text: string): Required<DNSConfig> {
   const servers: string[] = [];
   let searches: string[] = [];
@@ -76,7 +80,7 @@ export function parseResolvConf(text: string): Required<DNSConfig> {
     const [key, ...rest] = fields;
     if (key === 'nameserver' && rest[0]) servers.push(rest[0]);
     else if (key === 'search') searches = rest.filter((d) => d !== '.').map((d) => d.replace(/\.$/, ''));
-    else if (key === 'options') options = mergeOptions(options, rest);
+    else if (key === 'options') options = rest;
   }
   return { servers, searches, options };
 }
@@ -85,7 +89,7 @@ function isLoopback(ip: string): boolean {
   return ip.startsWith('127.') || ip === '::1';
 }
 
-/** Options by name ("ndots:5", "rotate"): later ones replace earlier ones of the same name. */
+/** mergeDNSOptions: options by name ("ndots:5", "rotate"); the pod's replace the base's of the same name. */
 function mergeOptions(existing: string[], added: string[]): string[] {
   const byName = new Map<string, string>();
   for (const o of [...existing, ...added]) byName.set(o.split(':', 1)[0]!, o);
@@ -97,8 +101,10 @@ const unique = (xs: string[]): string[] => [...new Set(xs)];
 /**
  * The node's resolver for dnsPolicy Default. Pods must not reach resolvers outside the machine, so
  * only the node's loopback nameservers are kept (none when it has none); searches and options stay.
+ * resolvConf "" reads no file.
  */
 export function hostDNS(cfg: Pick<KubeletConfig, 'resolvConf'>): Required<DNSConfig> {
+  if (cfg.resolvConf === '') return { servers: [], searches: [], options: [] };
   let text = '';
   try {
     text = readFileSync(cfg.resolvConf ?? DEFAULT_RESOLV_CONF, 'utf8');
@@ -110,48 +116,99 @@ export function hostDNS(cfg: Pick<KubeletConfig, 'resolvConf'>): Required<DNSCon
 }
 
 /**
- * GetPodDNS. ClusterFirst without cluster DNS servers falls back to Default, as upstream (which
- * also records a MissingClusterDNS event; the sandbox config has no recorder, so the caller may).
+ * CheckLimitsForResolvConf: why the node's resolv.conf would make pods' search lines be cut (room
+ * is left for the three cluster domains), for a Warning on the node at start; undefined when it fits.
  */
-export function podDNSConfig(pod: Pod, cfg: Pick<KubeletConfig, 'clusterDNS' | 'clusterDomain' | 'resolvConf'>, host: Required<DNSConfig> = hostDNS(cfg)): DNSConfig {
+export function checkLimitsForResolvConf(cfg: Pick<KubeletConfig, 'resolvConf' | 'clusterDomain'>): string | undefined {
+  const path = cfg.resolvConf ?? DEFAULT_RESOLV_CONF;
+  if (path === '') return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return `open ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`;
+  }
+  const { searches } = parseResolvConf(text);
+  const limit = MAX_DNS_SEARCH_PATHS - (cfg.clusterDomain ? 3 : 0);
+  if (searches.length > limit) return `Resolv.conf file '${path}' contains search line consisting of more than ${limit} domains!`;
+  if (searches.some((d) => d.length > DNS1123_SUBDOMAIN_MAX_LEN)) return `Resolv.conf file "${path}" contains a search path which length is more than allowed ${DNS1123_SUBDOMAIN_MAX_LEN} chars!`;
+  if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) return `Resolv.conf file '${path}' contains search line which length is more than allowed ${MAX_DNS_SEARCH_LIST_CHARS} chars!`;
+  return undefined;
+}
+
+/** A warning GetPodDNS records: on the pod, or (MissingClusterDNS's first copy) on the node. */
+export interface DNSWarning {
+  object: 'pod' | 'node';
+  reason: 'MissingClusterDNS' | 'DNSConfigForming';
+  message: string;
+}
+
+/**
+ * GetPodDNS: the pod's resolver by dnsPolicy (None / ClusterFirst / ClusterFirstWithHostNet /
+ * Default; ClusterFirst on the host network is Default), with spec.dnsConfig appended and the
+ * result cut to the resolver's limits. ClusterFirst without cluster DNS servers falls back to
+ * Default with a MissingClusterDNS warning, as upstream.
+ */
+export function podDNSConfig(
+  pod: Pod,
+  cfg: Pick<KubeletConfig, 'clusterDNS' | 'clusterDomain' | 'resolvConf'>,
+  host: Required<DNSConfig> = hostDNS(cfg),
+  warn: (w: DNSWarning) => void = () => {},
+): DNSConfig {
   const policy = pod.spec?.dnsPolicy ?? 'ClusterFirst';
   let type: 'None' | 'Cluster' | 'Host';
   if (policy === 'None') type = 'None';
   else if (policy === 'ClusterFirstWithHostNet') type = 'Cluster';
   else if (policy === 'ClusterFirst' && !pod.spec?.hostNetwork) type = 'Cluster';
   else type = 'Host';
-  // Upstream falls back to the node's resolver; when the node has none a pod could use, the cluster's
-  // search paths stay so names keep their cluster form once cluster DNS exists.
-  if (type === 'Cluster' && cfg.clusterDNS.length === 0 && host.servers.length > 0) type = 'Host';
+  if (type === 'Cluster' && cfg.clusterDNS.length === 0) {
+    const message = 'kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
+    warn({ object: 'node', reason: 'MissingClusterDNS', message });
+    warn({ object: 'pod', reason: 'MissingClusterDNS', message: `pod: ${JSON.stringify(formatPod(pod))}. ${message}` });
+    type = 'Host';
+  }
 
   let dns: Required<DNSConfig>;
   if (type === 'None') dns = { servers: [], searches: [], options: [] };
-  else if (type === 'Host') dns = { servers: [...host.servers], searches: [...host.searches], options: [...host.options] };
-  else {
+  else if (type === 'Host') {
+    // resolvConf "" (no file): the resolver on the local machine, and no search path.
+    dns = cfg.resolvConf === '' ? { servers: ['127.0.0.1'], searches: ['.'], options: [] } : { servers: [...host.servers], searches: [...host.searches], options: [...host.options] };
+  } else {
     const ns = pod.metadata?.namespace ?? '';
     const d = cfg.clusterDomain;
     const clusterSearches = d ? [`${ns}.svc.${d}`, `svc.${d}`, d] : [];
-    dns = { servers: [...cfg.clusterDNS], searches: [...clusterSearches, ...host.searches], options: ['ndots:5'] };
+    dns = { servers: [...cfg.clusterDNS], searches: unique([...clusterSearches, ...host.searches]), options: ['ndots:5'] };
   }
 
   const extra = pod.spec?.dnsConfig;
   if (extra) {
     dns.servers = unique([...dns.servers, ...(extra.nameservers ?? [])]);
     dns.searches = unique([...dns.searches, ...(extra.searches ?? [])]);
-    const podOptions = (extra.options ?? []).map((o) => (o.value !== undefined ? `${o.name}:${o.value}` : (o.name ?? '')));
+    const podOptions = (extra.options ?? []).map((o) => (o.value ? `${o.name ?? ''}:${o.value}` : (o.name ?? '')));
     dns.options = mergeOptions(dns.options, podOptions);
   }
   // containerd copies the node's own resolv.conf into a pod whose DNS config is empty, and the node's
   // resolvers may be off the machine: ndots:1 (the resolver's default) keeps the file the pod's own.
   if (type !== 'None' && dns.servers.length + dns.searches.length + dns.options.length === 0) dns.options = ['ndots:1'];
-  return fitDNSLimits(dns);
+  return fitDNSLimits(dns, warn);
 }
 
-/** formDNSConfigFitsLimits: at most 32 search paths in 2048 characters and 3 nameservers. */
-function fitDNSLimits(dns: Required<DNSConfig>): DNSConfig {
-  let searches = unique(dns.searches).slice(0, MAX_DNS_SEARCH_PATHS);
-  while (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) searches = searches.slice(0, -1);
-  return { servers: dns.servers.slice(0, MAX_DNS_NAMESERVERS), searches, options: dns.options };
+/** formDNSConfigFitsLimits: at most 3 nameservers; at most 32 search paths of at most 253 characters, 2048 in all. */
+function fitDNSLimits(dns: Required<DNSConfig>, warn: (w: DNSWarning) => void): DNSConfig {
+  let servers = dns.servers;
+  if (servers.length > MAX_DNS_NAMESERVERS) {
+    servers = servers.slice(0, MAX_DNS_NAMESERVERS);
+    warn({ object: 'pod', reason: 'DNSConfigForming', message: `Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${servers.join(' ')}` });
+  }
+  let searches = dns.searches.slice(0, MAX_DNS_SEARCH_PATHS).filter((s) => s.length <= DNS1123_SUBDOMAIN_MAX_LEN);
+  let cut = searches.length < dns.searches.length;
+  // Whole domains come off the end until the line fits.
+  while (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) {
+    searches = searches.slice(0, -1);
+    cut = true;
+  }
+  if (cut) warn({ object: 'pod', reason: 'DNSConfigForming', message: `Search Line limits were exceeded, some search paths have been omitted, the applied search line is: ${searches.join(' ')}` });
+  return { servers, searches, options: dns.options };
 }
 
 /** MakePortMappings over every container: each port once (by name, or by protocol/host IP/ports when unnamed). */
@@ -206,8 +263,13 @@ function linuxConfig(pod: Pod, cfg: KubeletConfig): LinuxPodSandboxConfig {
 /**
  * generatePodSandboxConfig. Throws (with upstream's message) when the hostname or subdomain is
  * invalid. hostNetwork pods get no hostname: they keep the node's UTS namespace (runc refuses one).
+ * The DNS warnings (MissingClusterDNS, DNSConfigForming) go to the recorder.
  */
-export function generatePodSandboxConfig(pod: Pod, attempt: number, cfg: KubeletConfig): PodSandboxConfig {
+export function generatePodSandboxConfig(pod: Pod, attempt: number, cfg: KubeletConfig, recorder?: EventRecorder): PodSandboxConfig {
+  const warn = (w: DNSWarning) => {
+    const ref = w.object === 'node' ? { kind: 'Node', name: cfg.nodeName, uid: cfg.nodeName } : podRef(pod);
+    recorder?.event(ref, 'Warning', w.reason, w.message);
+  };
   const config: PodSandboxConfig = {
     metadata: {
       name: pod.metadata?.name ?? '',
@@ -217,7 +279,7 @@ export function generatePodSandboxConfig(pod: Pod, attempt: number, cfg: Kubelet
     },
     labels: sandboxLabels(pod),
     annotations: { ...(pod.metadata?.annotations ?? {}) },
-    dns_config: podDNSConfig(pod, cfg),
+    dns_config: podDNSConfig(pod, cfg, hostDNS(cfg), warn),
     log_directory: podLogsDirectory(cfg, pod),
     port_mappings: portMappings(pod),
     linux: linuxConfig(pod, cfg),

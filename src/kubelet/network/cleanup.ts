@@ -2,10 +2,10 @@
 // ip_forward flag the bridge plugin set, host-local's leases and libcni's cached results, and
 // mounts (netns, rootfs, shm) left under containerd's data dir.
 import { execFile } from 'node:child_process';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { writeFileAtomic } from '../../util/file.js';
+import { recordSysctl, restoreSysctl } from '../../util/sysctl.js';
 import { containerdPaths } from '../containerd/config.js';
 import { resolvePodNetwork, type PodNetworkOptions } from './cni.js';
 
@@ -27,35 +27,9 @@ export async function deleteBridge(bridge: string): Promise<boolean> {
   }
 }
 
-/**
- * Records net.ipv4.ip_forward in dataDir before anything of kite changes it (the bridge plugin sets
- * it to 1 for isGateway). Only the first record counts: a restarted kite must not record its own change.
- */
-export async function recordIpForward(dataDir: string, procFile = ipForwardPath): Promise<void> {
-  const record = join(dataDir, ipForwardRecord);
-  try {
-    await readFile(record, 'utf8');
-    return;
-  } catch {
-    // not recorded yet
-  }
-  await writeFileAtomic(record, (await readFile(procFile, 'utf8')).trim() + '\n');
-}
-
-/** Writes the recorded value back and forgets it; returns the value restored, if any. */
-export async function restoreIpForward(dataDir: string, procFile = ipForwardPath): Promise<string | undefined> {
-  const record = join(dataDir, ipForwardRecord);
-  let value: string;
-  try {
-    value = (await readFile(record, 'utf8')).trim();
-  } catch {
-    return undefined;
-  }
-  if (value !== '0' && value !== '1') throw new Error(`unexpected ip_forward record ${JSON.stringify(value)} in ${record}`);
-  if ((await readFile(procFile, 'utf8')).trim() !== value) await writeFile(procFile, `${value}\n`);
-  await rm(record, { force: true });
-  return value;
-}
+/** net.ipv4.ip_forward, which the bridge plugin sets to 1 for isGateway. */
+export const recordIpForward = (dataDir: string, procFile = ipForwardPath) => recordSysctl(dataDir, procFile, ipForwardRecord);
+export const restoreIpForward = (dataDir: string, procFile = ipForwardPath) => restoreSysctl(dataDir, procFile, ipForwardRecord);
 
 /** host-local's leases of the network and libcni's cached results for it. */
 export async function removeIpamState(opts: PodNetworkOptions = {}, resultsDir = cniResultsDir): Promise<void> {

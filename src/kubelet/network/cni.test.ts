@@ -7,7 +7,7 @@ import { cniConflist, cniConfigFileName, resolvePodNetwork, writeCniConfig } fro
 import { mountsUnder, recordIpForward, removeIpamState, restoreIpForward } from './cleanup.js';
 
 describe('cniConflist', () => {
-  it('is a bridge with host-local, the gateway for the host, no masquerade, no routes out', () => {
+  it('is a bridge with host-local, the gateway for the host, no masquerade, routes only to services and pods', () => {
     assert.deepEqual(cniConflist(), {
       cniVersion: '0.4.0',
       name: 'kite',
@@ -19,7 +19,7 @@ describe('cniConflist', () => {
           isDefaultGateway: false,
           ipMasq: false,
           hairpinMode: true,
-          ipam: { type: 'host-local', ranges: [[{ subnet: '10.217.0.0/24' }]], routes: [], dataDir: '/var/lib/cni/networks' },
+          ipam: { type: 'host-local', ranges: [[{ subnet: '10.217.0.0/24' }]], routes: [{ dst: '10.96.0.0/12' }, { dst: '10.217.0.0/16' }], dataDir: '/var/lib/cni/networks' },
         },
       ],
     });

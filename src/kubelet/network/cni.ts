@@ -1,7 +1,9 @@
 // The pod network of a kite node: one Linux bridge with host-local IPAM, written as the single CNI
 // config containerd's CRI plugin loads. The bridge is the pods' gateway, so the host reaches pod IPs
-// directly; there is no masquerade and no route out, so pods talk only to the host and each other.
+// directly; there is no masquerade and no route out: pods have routes only to the service range
+// and the cluster's pod range (other nodes' bridges on this machine), both via their gateway.
 import { join } from 'node:path';
+import { defaultClusterCIDR, defaultServiceCIDR } from '../../api/network.js';
 import { writeFileAtomic } from '../../util/file.js';
 
 export interface PodNetworkOptions {
@@ -60,8 +62,8 @@ export function cniConflist(opts: PodNetworkOptions = {}): Record<string, unknow
       ipam: {
         type: 'host-local',
         ranges: [[{ subnet: net.subnet }]],
-        // No routes: nothing beyond the bridge's own subnet is reachable from a pod.
-        routes: [],
+        // No default route: nothing but Services and pods (of any node) is reachable from a pod.
+        routes: [{ dst: defaultServiceCIDR }, { dst: defaultClusterCIDR }],
         dataDir: net.ipamDataDir,
       },
     },
