@@ -18,6 +18,9 @@ import type { Lister } from '../../client/lister.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
+import { controllerEvents } from '../kit/events.js';
+import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
+import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
 import { isPodReady } from '../kit/pods.js';
 import { addEndpointIndexes, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
 import { LABEL_HEADLESS } from '../endpointslice/reconciler.js';
@@ -46,6 +49,8 @@ export interface EndpointsControllerOptions {
   clock: Clock;
   logger: Logger;
   workers?: number;
+  /** Events; default this controller's own recorder on the events API. */
+  recorder?: EventRecorder;
 }
 
 const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
@@ -59,6 +64,8 @@ export class EndpointsController {
   /** Service key → the resourceVersion this controller replaced (a cache still holding it is behind). */
   private readonly staleVersions = new Map<string, string>();
   private readonly abort = new AbortController();
+  private readonly recorder: EventRecorder;
+  private readonly events?: EventBroadcaster;
   private readonly sources: readonly EventSource<never>[];
 
   constructor(private readonly opts: EndpointsControllerOptions) {
@@ -70,6 +77,7 @@ export class EndpointsController {
     this.pods = informers.lister(podsInfo);
     addEndpointIndexes(informers);
     this.endpoints = informers.lister(endpointsInfo);
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'endpoint-controller'));
     this.controller = new QueueController({
       name: 'endpoint',
       clock: opts.clock,
@@ -109,6 +117,7 @@ export class EndpointsController {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.controller.stop();
+    await this.events?.stop();
   }
 
   private async syncService(key: string): Promise<void> {
@@ -158,20 +167,28 @@ export class EndpointsController {
     const desired: Endpoints = {
       apiVersion: 'v1',
       kind: 'Endpoints',
-      metadata: { ...(current?.metadata ?? { name }), labels, annotations },
+      metadata: { ...(current?.metadata ?? { name, namespace }), labels, annotations },
       subsets: kept,
     };
+    const failed = (reason: string, message: string) => this.recorder.event(involvedObject(desired), 'Warning', reason, message);
     if (!current) {
       try {
         await client.create(desired);
       } catch (err) {
         // A namespace being deleted takes no new objects; retrying cannot help.
-        if (hasStatusCode(err, 403) && /is being terminated/.test(String((err as Error).message))) return;
+        if (hasStatusCause(err, NAMESPACE_TERMINATING_CAUSE)) return;
+        failed('FailedToCreateEndpoint', `Failed to create endpoint for service ${namespace}/${name}: ${(err as Error).message}`);
         throw err;
       }
       return;
     }
-    const updated = await client.update(desired);
+    let updated: Endpoints;
+    try {
+      updated = await client.update(desired);
+    } catch (err) {
+      failed('FailedToUpdateEndpoint', `Failed to update endpoint ${namespace}/${name}: ${(err as Error).message}`);
+      throw err;
+    }
     if (updated.metadata?.resourceVersion !== current.metadata?.resourceVersion) this.staleVersions.set(key, current.metadata!.resourceVersion!);
   }
 }
