@@ -1,8 +1,8 @@
 // Objects every cluster has from its first start: the system namespaces, the built-in priority
 // classes, the default ServiceCIDR `kubernetes` (from --service-cluster-ip-range), the
-// default/kubernetes Service at the range's first address with endpoints naming this API server,
-// and kube-system/kube-dns at its tenth. Created only when missing (endpoints are kept current), so
-// restarts and several API servers agree.
+// default/kubernetes Service at the range's first address (its endpoints are the lease endpoint
+// reconciler's, endpointreconciler.ts), and kube-system/kube-dns at its tenth. Created only when
+// missing, so restarts and several API servers agree.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -49,26 +49,6 @@ async function ensure(registries: Registries, group: string, resource: string, n
   }
 }
 
-/** Creates obj, or rewrites it when it differs in the fields given (endpoints follow the server's address). */
-async function reconcile(registries: Registries, group: string, resource: string, obj: KubeObject, fields: string[]): Promise<void> {
-  const reg = registries.of(group, resource);
-  await ensure(registries, group, resource, 'default', structuredClone(obj));
-  await reg.update(
-    'default',
-    obj.metadata!.name!,
-    (current) => {
-      const next: KubeObject = { ...current! };
-      for (const f of fields) next[f] = obj[f];
-      return next;
-    },
-    { dryRun: false, user: systemUser, subresource: '' },
-  );
-}
-
-function isLoopback(ip: string): boolean {
-  return ip.startsWith('127.') || ip === '::1' || ip === 'localhost';
-}
-
 export interface ServerEndpoint {
   ip: string;
   port: number;
@@ -107,6 +87,9 @@ export interface BootstrapOptions {
 }
 
 const serviceCIDRs = (opts: BootstrapOptions) => (opts.serviceClusterIPRange ?? defaultServiceClusterIPRange).split(',');
+
+/** The kubernetes Service's address: the first of the range (its serving certificate names it). */
+export const kubernetesServiceIP = (opts: BootstrapOptions = {}): string => indexedAddress(serviceCIDRs(opts)[0]!, 1);
 
 /**
  * The Services the cluster itself provides, made again when deleted (the API server runs this every
@@ -148,31 +131,7 @@ export async function bootstrapObjects(registries: Registries, endpoint: ServerE
 
   await ensureDefaultServiceCIDR(registries, serviceCIDRs(opts));
   await ensureClusterServices(registries, endpoint.port, opts);
-  // Endpoints may not name loopback addresses (upstream validation): a server that listens only on
-  // loopback has a Service without endpoints until it is given an address pods can reach.
-  if (isLoopback(endpoint.ip)) return;
-  const port = { name: 'https', port: endpoint.port, protocol: 'TCP' };
-  await reconcile(
-    registries,
-    '',
-    'endpoints',
-    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets: [{ addresses: [{ ip: endpoint.ip }], ports: [port] }] },
-    ['subsets'],
-  );
-  await reconcile(
-    registries,
-    'discovery.k8s.io',
-    'endpointslices',
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'kubernetes', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [endpoint.ip], conditions: { ready: true } }],
-      ports: [port],
-    },
-    ['endpoints', 'ports'],
-  );
+  // The kubernetes Service's endpoints are the lease endpoint reconciler's (endpointreconciler.ts).
 }
 
 export interface JoinTokenOptions {

@@ -44,7 +44,9 @@ import { ApiMetrics } from './metrics.js';
 import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
 import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
 import { Router, storageGroupVersions } from './router.js';
-import { bootstrapObjects, ensureClusterServices, ensureJoinToken } from './bootstrap.js';
+import { bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
+import { isIP } from 'node:net';
+import { LeaseEndpointReconciler } from './endpointreconciler.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
 import { responseForUpgrade, type UpgradeRequest } from '../streaming/upgrade.js';
 import type { Service } from '../util/lifecycle.js';
@@ -55,6 +57,12 @@ export interface ApiServerOptions {
   pkiDir?: string;
   /** host:port to listen on; port 0 picks a free one. */
   listen: string;
+  /**
+   * --advertise-address: the address pods reach this server at. It also listens there (on the
+   * same port), and the `kubernetes` Service's endpoints name it. Default: the listen host, unless
+   * that is a loopback or unspecified address (Endpoints refuse those; then nothing is published).
+   */
+  advertiseAddress?: string;
   /** 'sqlite' or 'etcd://HOST:PORT[,...]'. */
   storage: string;
   /** A static token file (upstream's --token-auth-file format). */
@@ -128,6 +136,10 @@ export class ApiServer implements Service {
   private chain!: Handler;
   private ready = false;
   private address = '';
+  /** The listener on the advertise address when it is not the listen address. */
+  private advertised?: Server;
+  private advertiseAbort = new AbortController();
+  private endpointReconciler?: LeaseEndpointReconciler;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -147,7 +159,10 @@ export class ApiServer implements Service {
     const { dataDir, logger } = this.opts;
     await mkdir(dataDir, { recursive: true });
     const [host, portText] = splitHostPort(this.opts.listen);
-    this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host], clock: this.clock });
+    const advertise = advertiseAddress(host, this.opts.advertiseAddress);
+    // The names in-cluster clients use: the advertise address, the Service's IP and DNS names.
+    const serviceSans = [kubernetesServiceIP({ serviceClusterIPRange: this.opts.serviceClusterIPRange }), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+    this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host, ...(advertise ? [advertise] : []), ...serviceSans], clock: this.clock });
     this.store = await openStore(this.opts.storage, dataDir);
     this.registries = new Registries({
       store: this.store,
@@ -201,16 +216,7 @@ export class ApiServer implements Service {
     // connectionsCheckingInterval. A TLS handshake gets upstream's 32 s whatever the request timeout:
     // under a flood of new connections an honest one can take seconds.
     const headerTimeout = readHeaderTimeoutMs(this.limits);
-    this.server = createServer(
-      { ...servingTlsOptions(this.pki), handshakeTimeout: 32_000, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
-      (req, res) => void this.handle(req, res),
-    );
-    // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
-    this.server.headersTimeout = headerTimeout;
-    // The handler's own 504 comes first; this catches bodies that no handler reads (a 401 or 429 answered early).
-    this.server.requestTimeout = this.limits.requestTimeoutMs + headerTimeout;
-    this.server.keepAliveTimeout = 65_000;
+    this.server = this.newServer(headerTimeout);
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(Number(portText), host, () => resolve());
@@ -229,6 +235,15 @@ export class ApiServer implements Service {
       onError: (err) => logger.warn({ err }, 'ensuring the kubernetes and kube-dns Services failed'),
     });
     this.clusterServices.start();
+    if (!advertise) {
+      logger.info({ listen: this.opts.listen }, 'no advertise address (--advertise-address): the kubernetes Service gets no endpoints, as Endpoints may not name loopback addresses');
+    } else {
+      const reconciler = new LeaseEndpointReconciler({ store: this.store, registries: this.registries, clock: this.clock, logger, ip: advertise, port });
+      this.endpointReconciler = reconciler;
+      if (advertise === host) reconciler.start();
+      // Published once this server is reachable there (the bridge may come after the server).
+      else void this.listenAdvertised(advertise, port, headerTimeout).then((bound) => bound && reconciler.start());
+    }
     await ensureJoinToken(this.registries, { dataDir, server: this.url, caPem: this.pki.ca.certPem });
     await writeKubeconfig(this.kubeconfigPath, {
       server: this.url,
@@ -251,6 +266,48 @@ export class ApiServer implements Service {
     this.metricsApi.start();
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
+  }
+
+  /** The HTTPS listener: the request pipeline, upgrades (exec, attach, port-forward) and the slowloris bounds. */
+  private newServer(headerTimeout: number): Server {
+    const server = createServer(
+      { ...servingTlsOptions(this.pki), handshakeTimeout: 32_000, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
+      (req, res) => void this.handle(req, res),
+    );
+    // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
+    server.headersTimeout = headerTimeout;
+    // The handler's own 504 comes first; this catches bodies that no handler reads (a 401 or 429 answered early).
+    server.requestTimeout = this.limits.requestTimeoutMs + headerTimeout;
+    server.keepAliveTimeout = 65_000;
+    return server;
+  }
+
+  /**
+   * Listens on the advertise address too, trying again every second while the address does not
+   * exist yet (a pod bridge made after the server); resolves whether it is bound (false: stopped).
+   */
+  private async listenAdvertised(ip: string, port: number, headerTimeout: number): Promise<boolean> {
+    const signal = this.advertiseAbort.signal;
+    for (let logged = false; !signal.aborted; ) {
+      const server = this.newServer(headerTimeout);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, ip, () => resolve());
+        });
+        this.advertised = server;
+        this.opts.logger.info({ address: `${ip}:${port}` }, 'listening on the advertise address');
+        return true;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EADDRNOTAVAIL') throw err;
+        if (!logged) this.opts.logger.info({ address: ip }, 'advertise address not on this machine yet; trying every second');
+        logged = true;
+        await this.clock.sleep(1000, signal).catch(() => undefined);
+      }
+    }
+    return false;
   }
 
   private async startLoopback(): Promise<void> {
@@ -304,6 +361,9 @@ export class ApiServer implements Service {
     this.kubeletClient?.close();
     await this.compactor?.stop();
     this.registries?.stop();
+    this.advertiseAbort.abort();
+    await this.endpointReconciler?.stop().catch((err: unknown) => this.opts.logger.warn({ err }, 'removing this server from the kubernetes Service endpoints failed'));
+    if (this.advertised) await closeServer(this.advertised);
     if (this.loopback) await closeServer(this.loopback);
     if (this.server) {
       for (const socket of this.upgraded) socket.destroy();
@@ -363,6 +423,13 @@ export class ApiServer implements Service {
   private lateError(req: IncomingMessage, err: unknown): void {
     if (!(err instanceof StatusError)) this.opts.logger.error({ err, url: req.url, method: req.method }, 'request failed after its timeout');
   }
+}
+
+/** The advertise address: the flag's, else the listen host unless that is loopback, unspecified or a name. */
+function advertiseAddress(host: string, flag: string | undefined): string | undefined {
+  if (flag !== undefined) return flag;
+  if (!isIP(host) || host.startsWith('127.') || host === '::1' || host === '0.0.0.0' || host === '::') return undefined;
+  return host;
 }
 
 function splitHostPort(listen: string): [string, string] {

@@ -16,7 +16,8 @@ import { Registry, ensureImages, imagesCommand } from '../images/index.js';
 import { Containerd } from '../kubelet/containerd/containerd.js';
 import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { isNotFound } from '../kubelet/runtime/types.js';
-import type { PodNetworkOptions } from '../kubelet/network/cni.js';
+import { resolvePodNetwork, type PodNetworkOptions } from '../kubelet/network/cni.js';
+import { gatewayOf } from '../kubelet/network/bridge.js';
 import type { KubeletConfig } from '../kubelet/config.js';
 import { parseKubeletConfiguration } from '../kubelet/configfile.js';
 import { parseUpstream, type Upstream } from '../dns/server.js';
@@ -142,6 +143,8 @@ export async function upCommand(argv: string[]): Promise<void> {
   checkFlags(args, [...serverFlags, ...agentNodeFlags, 'image-cache']);
   const logger = newLogger('kite');
   const opts = serverOptions(args, logger);
+  // Pods reach the API server at their node's gateway (the bridge's address), where it listens too.
+  opts.advertiseAddress ??= gatewayOf(resolvePodNetwork(networkOptions(args)).subnet);
   const dataDir = opts.dataDir;
   const kubeletConfig = await kubeletConfigFlags(args);
   const clusterDnsUpstream = upstreamFlag(args);  const server = new ApiServer(opts);

@@ -47,6 +47,16 @@ describe('kite server controller flags', () => {
   });
 });
 
+describe('kite server endpoint flags', () => {
+  it('--max-endpoints-per-slice within 1..1000; --advertise-address an IP pods can reach', () => {
+    assert.equal(optionsOf('--max-endpoints-per-slice', '50').maxEndpointsPerSlice, 50);
+    assert.throws(() => optionsOf('--max-endpoints-per-slice', '0'), /^Error: --max-endpoints-per-slice must be between 1 and 1000, got 0$/);
+    assert.equal(optionsOf('--advertise-address', '10.217.0.1').advertiseAddress, '10.217.0.1');
+    assert.throws(() => optionsOf('--advertise-address', 'kite.local'), /^Error: --advertise-address must be an IP address, got "kite.local"$/);
+    assert.throws(() => optionsOf('--advertise-address', '127.0.0.1'), /^Error: --advertise-address may not be unspecified or loopback, got "127.0.0.1"$/);
+  });
+});
+
 describe('kite server service ranges', () => {
   it('passes them on and refuses bad ones in one line', () => {
     const opts = optionsOf('--service-cluster-ip-range', '10.100.0.0/16', '--service-node-port-range', '31000-31999');

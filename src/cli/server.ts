@@ -1,4 +1,5 @@
 // `kite server`: the API server with the controllers and the scheduler beside it.
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { ApiServer, allComponents, type ApiServerOptions, type Component } from '../apiserver/server.js';
 import { newLogger, type Logger } from '../util/log.js';
@@ -14,6 +15,8 @@ import { parsePrefix } from '../api/netip.js';
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
            --listen HOST:PORT          default 127.0.0.1:6443
+           --advertise-address IP      the address pods reach this server at: it listens there too (same port, retried
+                                       every second until the address exists) and the kubernetes Service's endpoints name it
            --store sqlite|etcd://HOST:PORT[,HOST:PORT...]   default sqlite
            --pki-dir DIR               the cluster CA and the server's certificates (default DATA/pki); several
                                        servers on one etcd share it: start one, then the others with its directory
@@ -33,7 +36,8 @@ export const serverUsage = `  server   Run the API server.
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
 `;
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
+
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
   if (!dataDir) throw new Error('--data-dir is required');
@@ -41,6 +45,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     dataDir: resolve(dataDir),
     pkiDir: optionalPath(args.flags.get('pki-dir')),
     listen: args.flags.get('listen') ?? '127.0.0.1:6443',
+    advertiseAddress: advertiseAddressFlag(args.flags.get('advertise-address')),
     storage: args.flags.get('store') ?? 'sqlite',
     tokenAuthFile: args.flags.get('token-auth-file'),
     components: parseComponents(args.flags.get('components')),
@@ -85,6 +90,14 @@ function wholeNumber(args: ParsedArgs, flag: string): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
   return Number(text);
+}
+
+/** kube-apiserver's check: an IP address, neither unspecified nor loopback (Endpoints refuse those). */
+function advertiseAddressFlag(ip: string | undefined): string | undefined {
+  if (ip === undefined) return undefined;
+  if (!isIP(ip)) throw new Error(`--advertise-address must be an IP address, got "${ip}"`);
+  if (ip === '0.0.0.0' || ip === '::' || ip.startsWith('127.') || ip === '::1') throw new Error(`--advertise-address may not be unspecified or loopback, got "${ip}"`);
+  return ip;
 }
 
 /** kube-controller-manager's check: --max-endpoints-per-slice in [1, 1000]. */

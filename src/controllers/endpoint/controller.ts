@@ -7,7 +7,6 @@
 // are deleted; at start every existing Endpoints is looked at once, so leftovers go too.
 import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
-import { selectorFromSet } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
 import { deepEqual } from '../../api/validation/meta.js';
@@ -19,8 +18,11 @@ import type { Lister } from '../../client/lister.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
+import { controllerEvents } from '../kit/events.js';
+import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
+import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
 import { isPodReady } from '../kit/pods.js';
-import { findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
+import { addEndpointIndexes, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
 import { LABEL_HEADLESS } from '../endpointslice/reconciler.js';
 import { countAddresses, MAX_CAPACITY, repackSubsets, truncateSubsets } from './subsets.js';
 
@@ -47,6 +49,8 @@ export interface EndpointsControllerOptions {
   clock: Clock;
   logger: Logger;
   workers?: number;
+  /** Events; default this controller's own recorder on the events API. */
+  recorder?: EventRecorder;
 }
 
 const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
@@ -60,6 +64,8 @@ export class EndpointsController {
   /** Service key → the resourceVersion this controller replaced (a cache still holding it is behind). */
   private readonly staleVersions = new Map<string, string>();
   private readonly abort = new AbortController();
+  private readonly recorder: EventRecorder;
+  private readonly events?: EventBroadcaster;
   private readonly sources: readonly EventSource<never>[];
 
   constructor(private readonly opts: EndpointsControllerOptions) {
@@ -69,7 +75,9 @@ export class EndpointsController {
     const endpointsInformer = informers.informerFor<Endpoints>(endpointsInfo);
     this.services = informers.lister(servicesInfo);
     this.pods = informers.lister(podsInfo);
+    addEndpointIndexes(informers);
     this.endpoints = informers.lister(endpointsInfo);
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'endpoint-controller'));
     this.controller = new QueueController({
       name: 'endpoint',
       clock: opts.clock,
@@ -109,6 +117,7 @@ export class EndpointsController {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.controller.stop();
+    await this.events?.stop();
   }
 
   private async syncService(key: string): Promise<void> {
@@ -129,7 +138,7 @@ export class EndpointsController {
     const selector = service.spec?.selector;
     if (!selector || Object.keys(selector).length === 0) return;
 
-    const pods = this.pods.namespace(namespace).list(selectorFromSet(selector));
+    const pods = selectedPods(this.pods, service);
     const triggerTime = this.triggerTimes.compute(service, pods);
     const subsets = repackSubsets(podSubsets(service, pods));
 
@@ -158,20 +167,28 @@ export class EndpointsController {
     const desired: Endpoints = {
       apiVersion: 'v1',
       kind: 'Endpoints',
-      metadata: { ...(current?.metadata ?? { name }), labels, annotations },
+      metadata: { ...(current?.metadata ?? { name, namespace }), labels, annotations },
       subsets: kept,
     };
+    const failed = (reason: string, message: string) => this.recorder.event(involvedObject(desired), 'Warning', reason, message);
     if (!current) {
       try {
         await client.create(desired);
       } catch (err) {
         // A namespace being deleted takes no new objects; retrying cannot help.
-        if (hasStatusCode(err, 403) && /is being terminated/.test(String((err as Error).message))) return;
+        if (hasStatusCause(err, NAMESPACE_TERMINATING_CAUSE)) return;
+        failed('FailedToCreateEndpoint', `Failed to create endpoint for service ${namespace}/${name}: ${(err as Error).message}`);
         throw err;
       }
       return;
     }
-    const updated = await client.update(desired);
+    let updated: Endpoints;
+    try {
+      updated = await client.update(desired);
+    } catch (err) {
+      failed('FailedToUpdateEndpoint', `Failed to update endpoint ${namespace}/${name}: ${(err as Error).message}`);
+      throw err;
+    }
     if (updated.metadata?.resourceVersion !== current.metadata?.resourceVersion) this.staleVersions.set(key, current.metadata!.resourceVersion!);
   }
 }

@@ -15,7 +15,7 @@ class Cluster extends ControllerHarness<EndpointSliceController> {
   }
 
   protected newController(deps: ControllerDeps): EndpointSliceController {
-    return new EndpointSliceController({ ...deps, maxEndpointsPerSlice: this.max });
+    return new EndpointSliceController({ ...deps, maxEndpointsPerSlice: this.max, recorder: this.recorder });
   }
 
   services() {
@@ -108,6 +108,24 @@ describe('EndpointSlice controller', () => {
       await c.sliceClient().delete(slices[0].metadata!.name!);
       await c.endpoints(Object.fromEntries([10, 11, 12, 13, 14].map((n) => [`10.217.0.${n}`, true])));
       assert.equal((await c.slices()).length, 3);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it("a pod whose node is not known is left out, with upstream's Warning event on the Service", async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.service({ selector: { app: 'web' } });
+      await c.pod('a', '10.217.0.2', true);
+      await c.settle(() => c.recorder.events.length > 0);
+      assert.deepEqual(
+        c.recorder.events.map((e) => [e.object.kind, e.object.name, e.type, e.reason, e.message]).slice(0, 1),
+        [['Service', 'web', 'Warning', 'FailedToUpdateEndpointSlices', 'Error updating Endpoint Slices for Service ns/web: skipping Pod a for Service ns/web: Node n1 Not Found']],
+      );
+      // The slice is written without it meanwhile; the node's arrival brings it in.
+      await c.node('n1');
+      await c.endpoints({ '10.217.0.2': true });
     } finally {
       await c.stop();
     }

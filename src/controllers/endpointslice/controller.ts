@@ -6,7 +6,6 @@
 import type { Node, Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
-import { selectorFromSet } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
 import type { Client, ResourceClient } from '../../client/client.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
@@ -16,7 +15,10 @@ import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter 
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { QueueController } from '../kit/controller.js';
-import { podServiceKeys, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { controllerEvents } from '../kit/events.js';
+import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
+import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
+import { addEndpointIndexes, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
@@ -43,6 +45,8 @@ export interface EndpointSliceControllerOptions {
   maxEndpointsPerSlice?: number;
   /** --concurrent-service-endpoint-syncs (default 5). */
   workers?: number;
+  /** Events; default this controller's own recorder on the events API. */
+  recorder?: EventRecorder;
 }
 
 const managedByController = (slice: EndpointSlice) => slice.metadata?.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME;
@@ -60,6 +64,8 @@ export class EndpointSliceController {
   /** Services whose last sync found the slice cache behind this controller's writes. */
   private readonly waitingForCache = new Set<string>();
   private readonly maxEndpointsPerSlice: number;
+  private readonly recorder: EventRecorder;
+  private readonly events?: EventBroadcaster;
 
   constructor(private readonly opts: EndpointSliceControllerOptions) {
     const { informers } = opts;
@@ -70,9 +76,11 @@ export class EndpointSliceController {
     informers.addIndexers<EndpointSlice>(slicesInfo, { [BY_SERVICE]: (s) => (s.metadata?.labels?.[LABEL_SERVICE_NAME] ? [serviceKeyOfSlice(s)] : []) });
     this.services = informers.lister(servicesInfo);
     this.pods = informers.lister(podsInfo);
+    addEndpointIndexes(informers);
     this.nodes = informers.lister(nodesInfo);
     this.slices = informers.lister(slicesInfo);
     this.maxEndpointsPerSlice = opts.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;
+    ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'endpoint-slice-controller'));
     this.controller = new QueueController({
       name: 'endpointslice',
       clock: opts.clock,
@@ -120,8 +128,9 @@ export class EndpointSliceController {
     this.controller.start();
   }
 
-  stop(): Promise<void> {
-    return this.controller.stop();
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    await this.events?.stop();
   }
 
   private client(namespace: string): ResourceClient<EndpointSlice> {
@@ -142,7 +151,7 @@ export class EndpointSliceController {
     const selector = service.spec?.selector;
     if (!selector || Object.keys(selector).length === 0) return;
 
-    const pods = this.pods.namespace(namespace).list(selectorFromSet(selector));
+    const pods = selectedPods(this.pods, service);
     const slices = this.slices.byIndex(BY_SERVICE, key).filter(managedByController);
     if (this.tracker.staleSlices(key, slices)) {
       // Planned from this cache, the sync would undo or duplicate writes not seen yet: wait for them.
@@ -159,16 +168,21 @@ export class EndpointSliceController {
       maxEndpointsPerSlice: this.maxEndpointsPerSlice,
       triggerTime,
     });
-    const client = this.client(namespace);
-    for (const slice of plan.create) {
-      try {
-        this.tracker.update(await client.create(slice));
-      } catch (err) {
-        // A namespace being deleted takes no new objects; its Services are going too.
-        if (hasStatusCode(err, 403) && /is being terminated/.test(String((err as Error).message))) return;
-        throw err;
-      }
+    try {
+      await this.apply(namespace, plan);
+    } catch (err) {
+      // A namespace being deleted takes no new objects; its Services are going too.
+      if (hasStatusCause(err, NAMESPACE_TERMINATING_CAUSE)) return;
+      const message = `Error updating Endpoint Slices for Service ${namespace}/${name}: ${(err as Error).message}`;
+      this.recorder.event(involvedObject({ ...service, apiVersion: 'v1', kind: 'Service' }), 'Warning', 'FailedToUpdateEndpointSlices', message);
+      throw err;
     }
+  }
+
+  /** The plan's writes: creates, updates, then deletes; then the pods it left out fail the sync. */
+  private async apply(namespace: string, plan: ReturnType<typeof reconcile>): Promise<void> {
+    const client = this.client(namespace);
+    for (const slice of plan.create) this.tracker.update(await client.create(slice));
     for (const slice of plan.update) this.tracker.update(await client.update(slice));
     for (const slice of plan.delete) {
       try {
@@ -178,6 +192,6 @@ export class EndpointSliceController {
       }
       this.tracker.expectDeletion(slice);
     }
-    if (plan.errors.length > 0) throw new Error(plan.errors.join('; '));
+    if (plan.errors.length > 0) throw new Error(plan.errors.join(', '));
   }
 }

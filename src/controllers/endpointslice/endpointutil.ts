@@ -2,8 +2,10 @@
 // which pods back a Service, the pod port a Service port resolves to, when a pod change matters to
 // endpoints, the hostname rule, and the last-change-trigger-time bookkeeping.
 import type { Pod, Service, ServicePort } from 'kubernetes-types/core/v1.js';
-import { selectorFromSet } from '../../api/labels.js';
+import { selectorFromSet, type Selector } from '../../api/labels.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
+import { findResource } from '../../api/resources.js';
+import type { SharedInformerFactory } from '../../client/factory.js';
 import type { Lister } from '../../client/lister.js';
 import { isPodReady } from '../kit/pods.js';
 
@@ -43,14 +45,62 @@ export function findPort(pod: Pod, servicePort: ServicePort): number | undefined
   return undefined;
 }
 
-/** The Services of the pod's namespace whose selector matches its labels (GetPodServiceMemberships). */
+const POD_LABEL_INDEX = 'endpoints-pod-label';
+const SERVICE_SELECTOR_INDEX = 'endpoints-service-selector';
+const podsInfo = findResource('', 'v1', 'pods')!;
+const servicesInfo = findResource('', 'v1', 'services')!;
+/** The factories whose informers have the indexes (both endpoint controllers share them). */
+const indexed = new WeakSet<SharedInformerFactory>();
+
+const labelKeys = (namespace: string | undefined, labels: Record<string, string> | undefined) => Object.entries(labels ?? {}).map(([k, v]) => `${namespace ?? ''}/${k}=${v}`);
+
+/**
+ * Indexes the factory's pods by `<namespace>/<key>=<value>` of each label and its Services by each
+ * pair of their selector, so neither side scans the other (selectedPods, podServiceKeys).
+ */
+export function addEndpointIndexes(informers: SharedInformerFactory): void {
+  if (indexed.has(informers)) return;
+  indexed.add(informers);
+  informers.addIndexers<Pod>(podsInfo, { [POD_LABEL_INDEX]: (p) => labelKeys(p.metadata?.namespace, p.metadata?.labels) });
+  informers.addIndexers<Service>(servicesInfo, { [SERVICE_SELECTOR_INDEX]: (s) => labelKeys(s.metadata?.namespace, s.spec?.selector) });
+}
+
+/**
+ * The pods of the namespace the Service's selector picks (a lister list with the selector, but
+ * through the label index: only the pods with the selector's first label are looked at).
+ */
+export function selectedPods(pods: Lister<Pod>, service: Service): Pod[] {
+  const set = service.spec?.selector ?? {};
+  const [first] = Object.entries(set);
+  if (!first) return [];
+  const sel = serviceSelector(service)!;
+  return pods.byIndex(POD_LABEL_INDEX, `${service.metadata?.namespace ?? ''}/${first[0]}=${first[1]}`).filter((p) => sel.matches(p.metadata?.labels ?? {}));
+}
+
+/** Each cached Service's parsed selector (upstream's ServiceSelectorCache); a new object (an update) parses again. */
+const selectors = new WeakMap<Service, Selector>();
+
+function serviceSelector(svc: Service): Selector | undefined {
+  const set = svc.spec?.selector;
+  // A Service without a selector gets no endpoints from the controllers (an empty one selects nothing).
+  if (!set || Object.keys(set).length === 0) return undefined;
+  let sel = selectors.get(svc);
+  if (!sel) selectors.set(svc, (sel = selectorFromSet(set)));
+  return sel;
+}
+
+/**
+ * The Services of the pod's namespace whose selector matches its labels (GetPodServiceMemberships):
+ * only those whose selector has one of the pod's labels are looked at.
+ */
 export function podServiceKeys(services: Lister<Service>, pod: Pod): Set<string> {
   const ns = pod.metadata?.namespace ?? '';
+  const labels = pod.metadata?.labels ?? {};
   const keys = new Set<string>();
-  for (const svc of services.namespace(ns).list()) {
-    // A Service without a selector gets no endpoints from the controllers (an empty one selects nothing).
-    if (!svc.spec?.selector || Object.keys(svc.spec.selector).length === 0) continue;
-    if (selectorFromSet(svc.spec.selector).matches(pod.metadata?.labels ?? {})) keys.add(`${ns}/${svc.metadata?.name}`);
+  for (const key of labelKeys(ns, labels)) {
+    for (const svc of services.byIndex(SERVICE_SELECTOR_INDEX, key)) {
+      if (serviceSelector(svc)?.matches(labels)) keys.add(`${ns}/${svc.metadata?.name}`);
+    }
   }
   return keys;
 }

@@ -64,7 +64,7 @@ export function involvedObject(obj: MetaObject): InvolvedObject {
   return { apiVersion: obj.apiVersion, kind: obj.kind, namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion };
 }
 
-const hasStatusCause = (err: unknown, type: string) => err instanceof StatusError && (err.details?.causes ?? []).some((c) => c.reason === type);
+export const hasStatusCause = (err: unknown, type: string) => err instanceof StatusError && (err.details?.causes ?? []).some((c) => c.reason === type);
 
 export class RealPodControl implements PodControl {
   constructor(
