@@ -5,7 +5,9 @@
 // pod's address. After a restart of kite it serves again.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { eventually, kubectl, kubectlOk } from './harness.js';
 import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
@@ -125,6 +127,29 @@ spec:
     await eventually(async () => ((await digShort('sleeper.default.svc.cluster.local')).join() === podIP ? true : undefined), 'sleeper resolves to its pod', 30_000);
     assert.deepEqual(await digShort('-x', podIP), [`${podIP.replaceAll('.', '-')}.sleeper.default.svc.cluster.local.`]);
     assert.deepEqual(await digShort(`${podIP.replaceAll('.', '-')}.default.pod.cluster.local`), [podIP]);
+  });
+
+  it("reaches https://kubernetes.default.svc from a pod's network with the cluster CA (DNS, proxy, the advertised API server)", async () => {
+    const podIP = k(['get', 'pod', 'sleeper', '-o', 'jsonpath={.status.podIP}']).trim();
+    // The pod's busybox has no TLS client that takes the API server's ECDSA key, so the host's dig
+    // and curl run in the pod's network namespace (found by its address).
+    const pid = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .find((d) => {
+        try {
+          if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').startsWith('sleep\u00003600')) return false;
+        } catch {
+          return false;
+        }
+        return spawnSync('nsenter', ['-t', d, '-n', 'ip', '-4', '-o', 'addr'], { encoding: 'utf8' }).stdout.includes(` ${podIP}/`);
+      });
+    assert.ok(pid, `a process in the network namespace of ${podIP}`);
+    const inPod = (cmd: string[]) => spawnSync('nsenter', ['-t', pid, '-n', ...cmd], { encoding: 'utf8', timeout: 20_000 });
+    const kubernetesIP = inPod(['dig', '@10.96.0.10', '+time=2', '+tries=2', '+short', 'kubernetes.default.svc.cluster.local']).stdout.trim();
+    assert.equal(kubernetesIP, k(['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}']).trim());
+    const version = inPod(['curl', '-sS', '--max-time', '10', '--cacert', join(cluster.dataDir, 'pki', 'ca.crt'), '--resolve', `kubernetes.default.svc:443:${kubernetesIP}`, 'https://kubernetes.default.svc/version']);
+    assert.equal(version.status, 0, version.stderr);
+    assert.equal((JSON.parse(version.stdout) as { minor: string }).minor, '33');
   });
 
   it('serves again after a restart of kite, with no extra step', async () => {
