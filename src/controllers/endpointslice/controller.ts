@@ -18,7 +18,7 @@ import { QueueController } from '../kit/controller.js';
 import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
-import { addEndpointIndexes, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { addEndpointIndexes, endpointsFromSelector, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
@@ -143,9 +143,7 @@ export class EndpointSliceController {
       this.tracker.deleteService(key);
       return;
     }
-    if (service.spec?.type === 'ExternalName') return;
-    const selector = service.spec?.selector;
-    if (!selector || Object.keys(selector).length === 0) return;
+    if (!endpointsFromSelector(service)) return;
 
     const pods = selectedPods(this.pods, service);
     // Planned from the cache with this controller's own writes not seen there yet laid over it.
