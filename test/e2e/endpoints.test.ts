@@ -114,7 +114,7 @@ describe('EndpointSlices and Endpoints (kite server + kite sim)', () => {
     }, 'the deleted pod gone and its replacement ready', 60_000);
   });
 
-  it('Services without a selector keep the slices their users write', () => {
+  it('Services without a selector keep the slices their users write', async () => {
     k(
       ['apply', '-f', '-'],
       `apiVersion: v1
@@ -141,6 +141,9 @@ endpoints:
 - addresses: ["10.217.9.9"]
 `,
     );
+    // A Service with a selector made after it gets its slice: the controller has looked at both by then.
+    k(['create', 'service', 'clusterip', 'later', '--tcp=80:80']);
+    await eventually(() => ((JSON.parse(k(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=later', '-o', 'json'])) as SliceList).items.length ? true : undefined), 'the later Service\'s slice');
     const list = JSON.parse(k(['get', 'endpointslices', '-l', 'kubernetes.io/service-name=manual', '-o', 'json'])) as SliceList;
     assert.deepEqual(
       list.items.map((s) => s.metadata.name),

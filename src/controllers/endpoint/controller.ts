@@ -22,7 +22,7 @@ import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
 import { isPodReady } from '../kit/pods.js';
-import { addEndpointIndexes, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
+import { addEndpointIndexes, endpointsFromSelector, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
 import { LABEL_HEADLESS } from '../endpointslice/reconciler.js';
 import { countAddresses, MAX_CAPACITY, repackSubsets, truncateSubsets } from './subsets.js';
 
@@ -134,9 +134,7 @@ export class EndpointsController {
       this.staleVersions.delete(key);
       return;
     }
-    if (service.spec?.type === 'ExternalName') return;
-    const selector = service.spec?.selector;
-    if (!selector || Object.keys(selector).length === 0) return;
+    if (!endpointsFromSelector(service)) return;
 
     const pods = selectedPods(this.pods, service);
     const triggerTime = this.triggerTimes.compute(service, pods);

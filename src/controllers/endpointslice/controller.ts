@@ -18,7 +18,7 @@ import { QueueController } from '../kit/controller.js';
 import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
-import { addEndpointIndexes, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { addEndpointIndexes, endpointsFromSelector, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
@@ -61,8 +61,6 @@ export class EndpointSliceController {
   private readonly controller: QueueController;
   private readonly tracker = new EndpointSliceTracker();
   private readonly triggerTimes = new TriggerTimeTracker();
-  /** Services whose last sync found the slice cache behind this controller's writes. */
-  private readonly waitingForCache = new Set<string>();
   private readonly maxEndpointsPerSlice: number;
   private readonly recorder: EventRecorder;
   private readonly events?: EventBroadcaster;
@@ -105,8 +103,7 @@ export class EndpointSliceController {
 
     const sliceChanged = (slice: EndpointSlice) => {
       const key = serviceKeyOfSlice(slice);
-      if (this.waitingForCache.delete(key)) this.controller.enqueue(key);
-      else if (managedByController(slice) && this.tracker.shouldSync(slice)) this.controller.enqueue(key);
+      if (managedByController(slice) && this.tracker.shouldSync(slice)) this.controller.enqueue(key);
     };
     sliceInformer.addEventHandler({
       onAdd: sliceChanged,
@@ -119,7 +116,7 @@ export class EndpointSliceController {
         const slice = unwrap(obj);
         const key = serviceKeyOfSlice(slice);
         const unexpected = managedByController(slice) && this.tracker.has(slice) && this.tracker.handleDeletion(slice);
-        if (this.waitingForCache.delete(key) || unexpected) this.controller.enqueue(key);
+        if (unexpected) this.controller.enqueue(key);
       },
     });
   }
@@ -137,28 +134,20 @@ export class EndpointSliceController {
     return this.opts.client.resource<EndpointSlice>(slicesInfo).namespace(namespace);
   }
 
-  private async syncService(key: string): Promise<number | void> {
+  private async syncService(key: string): Promise<void> {
     const { namespace, name } = splitMetaNamespaceKey(key);
     const service = this.services.namespace(namespace).get(name);
     if (!service) {
       // Its slices are owned by it: the garbage collector removes them.
       this.triggerTimes.deleteService(namespace, name);
       this.tracker.deleteService(key);
-      this.waitingForCache.delete(key);
       return;
     }
-    if (service.spec?.type === 'ExternalName') return;
-    const selector = service.spec?.selector;
-    if (!selector || Object.keys(selector).length === 0) return;
+    if (!endpointsFromSelector(service)) return;
 
     const pods = selectedPods(this.pods, service);
-    const slices = this.slices.byIndex(BY_SERVICE, key).filter(managedByController);
-    if (this.tracker.staleSlices(key, slices)) {
-      // Planned from this cache, the sync would undo or duplicate writes not seen yet: wait for them.
-      this.waitingForCache.add(key);
-      return SYNC_BACKOFF_MS;
-    }
-    this.waitingForCache.delete(key);
+    // Planned from the cache with this controller's own writes not seen there yet laid over it.
+    const slices = this.tracker.current(key, this.slices.byIndex(BY_SERVICE, key).filter(managedByController));
     const triggerTime = this.triggerTimes.compute(service, pods);
     const plan = reconcile({
       service,

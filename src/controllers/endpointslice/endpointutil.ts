@@ -23,6 +23,13 @@ export function shouldPodBeInEndpoints(pod: Pod, includeTerminating: boolean): b
   return includeTerminating || !pod.metadata?.deletionTimestamp;
 }
 
+/**
+ * Whether the endpoint controllers keep endpoints for the Service: ExternalName Services get none,
+ * and Services without a selector have the endpoints their users write.
+ */
+export const endpointsFromSelector = (service: Service): boolean =>
+  service.spec?.type !== 'ExternalName' && !!service.spec?.selector && Object.keys(service.spec.selector).length > 0;
+
 /** ShouldSetHostname: the pod names a hostname and its subdomain is this Service (same namespace). */
 export function shouldSetHostname(pod: Pod, service: Service): boolean {
   return !!pod.spec?.hostname && pod.spec.subdomain === service.metadata?.name && pod.metadata?.namespace === service.metadata?.namespace;

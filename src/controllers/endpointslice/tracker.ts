@@ -1,20 +1,27 @@
-// Upstream's EndpointSliceTracker: the generation of every slice this controller wrote, per
-// Service, so a sync never plans from an informer cache older than its own writes (which would
-// create duplicates or undo a change), and the controller's own writes coming back through the
-// informer do not queue the Service again.
+// Upstream's EndpointSliceTracker: every slice this controller wrote, per Service, so a sync never
+// plans from an informer cache older than its own writes (which would create duplicates or undo a
+// change), and the controller's own writes coming back through the informer do not queue the
+// Service again. Upstream fails such a sync until the cache catches up; here the sync plans from
+// the cache with this controller's newer writes laid over it (current), which is what the cache
+// will hold, without waiting for the watch to bring it.
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { LABEL_SERVICE_NAME } from './reconciler.js';
 
-/** The generation recorded for a slice this controller deleted. */
-const DELETION_EXPECTED = -1;
+/** What is recorded for a slice this controller deleted. */
+const DELETION_EXPECTED = 'deleted';
+
+type Written = EndpointSlice | typeof DELETION_EXPECTED;
+
+/** Resource versions are the store's revisions: numbers that grow with every write. */
+const revision = (s: EndpointSlice) => Number(s.metadata?.resourceVersion ?? 0) || 0;
 
 const serviceKeyOf = (slice: EndpointSlice) => `${slice.metadata?.namespace ?? ''}/${slice.metadata?.labels?.[LABEL_SERVICE_NAME] ?? ''}`;
 
 export class EndpointSliceTracker {
-  /** Service key → slice UID → generation. */
-  private readonly byService = new Map<string, Map<string, number>>();
+  /** Service key → slice UID → the slice as this controller last wrote it. */
+  private readonly byService = new Map<string, Map<string, Written>>();
 
-  private gens(slice: EndpointSlice, create = false): Map<string, number> | undefined {
+  private gens(slice: EndpointSlice, create = false): Map<string, Written> | undefined {
     const key = serviceKeyOf(slice);
     let gens = this.byService.get(key);
     if (!gens && create) this.byService.set(key, (gens = new Map()));
@@ -27,27 +34,33 @@ export class EndpointSliceTracker {
 
   /** Whether the slice changed beyond what this controller wrote (so its Service needs a sync). */
   shouldSync(slice: EndpointSlice): boolean {
-    const g = this.gens(slice)?.get(slice.metadata?.uid ?? '');
-    return g === undefined || (slice.metadata?.generation ?? 0) > g;
+    const w = this.gens(slice)?.get(slice.metadata?.uid ?? '');
+    return w === undefined || (w !== DELETION_EXPECTED && (slice.metadata?.generation ?? 0) > (w.metadata?.generation ?? 0));
   }
 
-  /** Whether the cached slices of the Service lag this controller's writes. */
-  staleSlices(serviceKey: string, slices: readonly EndpointSlice[]): boolean {
-    const gens = this.byService.get(serviceKey);
-    if (!gens) return false;
+  /**
+   * The Service's slices as they are after this controller's writes: the cached ones, each replaced
+   * by this controller's write when that is newer, without those it deleted, with those it created
+   * that the cache has not seen yet.
+   */
+  current(serviceKey: string, cached: readonly EndpointSlice[]): EndpointSlice[] {
+    const written = this.byService.get(serviceKey);
+    if (!written) return [...cached];
+    const out: EndpointSlice[] = [];
     const seen = new Set<string>();
-    for (const slice of slices) {
+    for (const slice of cached) {
       const uid = slice.metadata?.uid ?? '';
       seen.add(uid);
-      const g = gens.get(uid);
-      if (g !== undefined && (g === DELETION_EXPECTED || g > (slice.metadata?.generation ?? 0))) return true;
+      const w = written.get(uid);
+      if (w === DELETION_EXPECTED) continue;
+      out.push(w && revision(w) > revision(slice) ? w : slice);
     }
-    for (const [uid, g] of gens) if (g !== DELETION_EXPECTED && !seen.has(uid)) return true;
-    return false;
+    for (const [uid, w] of written) if (w !== DELETION_EXPECTED && !seen.has(uid)) out.push(w);
+    return out;
   }
 
   update(slice: EndpointSlice): void {
-    this.gens(slice, true)!.set(slice.metadata?.uid ?? '', slice.metadata?.generation ?? 0);
+    this.gens(slice, true)!.set(slice.metadata?.uid ?? '', slice);
   }
 
   expectDeletion(slice: EndpointSlice): void {
@@ -58,9 +71,9 @@ export class EndpointSliceTracker {
   handleDeletion(slice: EndpointSlice): boolean {
     const gens = this.gens(slice);
     const uid = slice.metadata?.uid ?? '';
-    const g = gens?.get(uid);
+    const w = gens?.get(uid);
     gens?.delete(uid);
-    return g !== undefined && g !== DELETION_EXPECTED;
+    return w !== undefined && w !== DELETION_EXPECTED;
   }
 
   deleteService(serviceKey: string): void {
