@@ -11,14 +11,10 @@ import { hasStatusCode, StatusError } from '../../api/errors.js';
 import { loadLocation, type CronSchedule } from '../../api/cron.js';
 import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, splitMetaNamespaceKey, type Indexer } from '../../client/indexer.js';
 import { type EventBroadcaster, type EventRecorder, type EventType } from '../../client/record/recorder.js';
 import { controllerEvents } from '../kit/events.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import { getControllerOf, resolveControllerRef } from '../kit/refmanager.js';
 import { jobFromTemplate, jobName, mostRecentScheduleTime, nextScheduleTimeDuration, parseSchedule } from './schedule.js';
@@ -27,15 +23,9 @@ const cronJobsResource = findResource('batch', 'v1', 'cronjobs')!;
 const jobsResource = findResource('batch', 'v1', 'jobs')!;
 const KIND = 'CronJob';
 
-export interface CronJobControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface CronJobControllerOptions extends ControllerOptions {
   /** Upstream's --concurrent-cron-job-syncs (default 5). */
   workers?: number;
-  /** Default: this controller's own recorder on the events API. */
-  recorder?: EventRecorder;
 }
 
 /** The Complete or Failed condition that is True (upstream's getFinishedStatus). */

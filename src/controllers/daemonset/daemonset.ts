@@ -9,14 +9,10 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { StatusError, hasStatusCode } from '../../api/errors.js';
 import { labelSelectorAsSelector, type Selector } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
 import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
 import { controllerEvents } from '../kit/events.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { ControllerExpectations } from '../kit/expectations.js';
 import {
   ControllerHistory,
@@ -65,11 +61,7 @@ const podsResource = findResource('', 'v1', 'pods')!;
 const nodesResource = findResource('', 'v1', 'nodes')!;
 const daemonSetsResource = findResource('apps', 'v1', 'daemonsets')!;
 
-export interface DaemonSetControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface DaemonSetControllerOptions extends ControllerOptions {
   /** Upstream's --concurrent-daemonset-syncs (default 2). */
   workers?: number;
   burstReplicas?: number;

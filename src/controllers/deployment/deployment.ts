@@ -11,14 +11,10 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { isNothing, labelSelectorAsSelector, type Selector } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
 import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
 import { controllerEvents } from '../kit/events.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { involvedObject } from '../kit/podcontrol.js';
 import { BaseControllerRefManager, getControllerOf, newControllerRef, recheckDeletionTimestamp, resolveControllerRef } from '../kit/refmanager.js';
 import { planNewReplicaSet, planOldReplicaSets, planScale, type Resize } from './planner.js';
@@ -68,15 +64,9 @@ const deploymentsResource = findResource('apps', 'v1', 'deployments')!;
 const replicaSetsResource = findResource('apps', 'v1', 'replicasets')!;
 const podsResource = findResource('', 'v1', 'pods')!;
 
-export interface DeploymentControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface DeploymentControllerOptions extends ControllerOptions {
   /** Upstream's --concurrent-deployment-syncs (default 5). */
   workers?: number;
-  /** Events; default this controller's own recorder on the client. */
-  recorder?: EventRecorder;
 }
 
 const replicasOf = (rs: ReplicaSet | undefined): number => rs?.spec?.replicas ?? 0;

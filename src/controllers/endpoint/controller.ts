@@ -11,13 +11,10 @@ import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
 import { deepEqual } from '../../api/validation/meta.js';
 import { isIPv6 } from '../../api/validation/names.js';
-import type { Client } from '../../client/client.js';
-import { waitForCacheSync, type EventSource, type SharedInformerFactory } from '../../client/factory.js';
+import { waitForCacheSync, type EventSource } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
 import type { Lister } from '../../client/lister.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
@@ -43,15 +40,7 @@ const servicesInfo = findResource('', 'v1', 'services')!;
 const podsInfo = findResource('', 'v1', 'pods')!;
 const endpointsInfo = findResource('', 'v1', 'endpoints')!;
 
-export interface EndpointsControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
-  workers?: number;
-  /** Events; default this controller's own recorder on the events API. */
-  recorder?: EventRecorder;
-}
+export type EndpointsControllerOptions = ControllerOptions;
 
 const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
 

@@ -7,14 +7,11 @@ import type { Node, Pod, Service } from 'kubernetes-types/core/v1.js';
 import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { findResource } from '../../api/resources.js';
-import type { Client, ResourceClient } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
+import type { ResourceClient } from '../../client/client.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
 import type { Lister } from '../../client/lister.js';
 import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '../../client/workqueue.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
@@ -36,17 +33,11 @@ const slicesInfo = findResource('discovery.k8s.io', 'v1', 'endpointslices')!;
 /** The slices' index by the `<namespace>/<service>` their service-name label names. */
 const BY_SERVICE = 'endpointslice-service';
 
-export interface EndpointSliceControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface EndpointSliceControllerOptions extends ControllerOptions {
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
   /** --concurrent-service-endpoint-syncs (default 5). */
   workers?: number;
-  /** Events; default this controller's own recorder on the events API. */
-  recorder?: EventRecorder;
 }
 
 const managedByController = (slice: EndpointSlice) => slice.metadata?.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME;

@@ -13,15 +13,11 @@ import { labelSelectorAsSelector, type Selector } from '../../api/labels.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, splitMetaNamespaceKey, type Indexer } from '../../client/indexer.js';
 import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
 import { controllerEvents } from '../kit/events.js';
 import { ItemExponentialFailureRateLimiter } from '../../client/workqueue.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { ControllerExpectations } from '../kit/expectations.js';
 import { involvedObject, NAMESPACE_TERMINATING_CAUSE, RealPodControl, type PodControl } from '../kit/podcontrol.js';
 import { filterActivePods, isPodReady, sortActivePods } from '../kit/pods.js';
@@ -59,11 +55,7 @@ const KIND = 'Job';
 const podsResource = findResource('', 'v1', 'pods')!;
 const jobsResource = findResource('batch', 'v1', 'jobs')!;
 
-export interface JobControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface JobControllerOptions extends ControllerOptions {
   /** Upstream's --concurrent-job-syncs (default 5). */
   workers?: number;
   /** Pod writes and their events; default RealPodControl on this controller's recorder. */

@@ -3,10 +3,25 @@
 // rate-limited work queue; once the informers have synced, N workers take one key at a time
 // through sync. An error requeues the key with the rate limiter's backoff, success forgets its
 // failures; sync may ask to look again after a delay. stop() ends the workers after the key in hand.
-import { waitForCacheSync, type EventSource } from '../../client/factory.js';
+import type { Client } from '../../client/client.js';
+import { waitForCacheSync, type EventSource, type SharedInformerFactory } from '../../client/factory.js';
+import type { EventRecorder } from '../../client/record/recorder.js';
 import { RateLimitingQueue, type RateLimiter } from '../../client/workqueue.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
+
+/** What a controller is built from; each controller's options extend it with its own knobs. */
+export interface ControllerOptions {
+  /** This controller's own client (its user agent names its identity). */
+  client: Client;
+  informers: SharedInformerFactory;
+  clock: Clock;
+  logger: Logger;
+  /** Concurrent workers (upstream's --concurrent-*-syncs). */
+  workers?: number;
+  /** Events; default this controller's own recorder on the events API. */
+  recorder?: EventRecorder;
+}
 
 export interface QueueControllerOptions<K> {
   /** For logs (upstream's controller name, e.g. "namespace"). */

@@ -20,14 +20,10 @@ import { Quantity } from '../../api/quantity.js';
 import { resources, findResource, type ResourceInfo } from '../../api/resources.js';
 import { parseLabelSelector, type Selector } from '../../api/labels.js';
 import { rfc3339 } from '../../api/time.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
 import { type EventBroadcaster, type EventRecorder, type EventType } from '../../client/record/recorder.js';
 import { controllerEvents } from '../kit/events.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { RestResourceMetricsClient, type ResourceMetricsClient } from './metrics.js';
 import { newHistory, normalizeDesiredReplicas, normalizeDesiredReplicasWithBehaviors, storeScaleEvent, type AutoscalerHistory, DEFAULT_DOWNSCALE_STABILIZATION_MS } from './normalize.js';
 import { plainMetricReplicas, resourceReplicas, type ReplicaCalculatorOptions } from './replicas.js';
@@ -38,18 +34,13 @@ export const DEFAULT_SYNC_PERIOD_MS = 15_000;
 const hpaResource = findResource('autoscaling', 'v2', 'horizontalpodautoscalers')!;
 const podsResource = findResource('', 'v1', 'pods')!;
 
-export interface HorizontalControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface HorizontalControllerOptions extends ControllerOptions {
   /** --horizontal-pod-autoscaler-sync-period (ms). */
   syncPeriodMs?: number;
   /** --horizontal-pod-autoscaler-downscale-stabilization (ms). */
   downscaleStabilizationMs?: number;
   tolerance?: number;
   metrics?: ResourceMetricsClient;
-  recorder?: EventRecorder;
   /** --concurrent-horizontal-pod-autoscaler-syncs (default 5). */
   workers?: number;
 }

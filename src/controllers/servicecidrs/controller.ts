@@ -7,12 +7,8 @@ import { hasStatusCode } from '../../api/errors.js';
 import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
 import { parseAddr, parsePrefix, prefixContains, prefixContainsPrefix, type Addr, type Prefix } from '../../api/netip.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import type { Indexer } from '../../client/indexer.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { ipAllocatorName, managedByLabel } from '../../apiserver/registry/service/ipallocator.js';
 
 export const serviceCIDRFinalizer = 'networking.k8s.io/service-cidr-finalizer';
@@ -22,12 +18,7 @@ export const deletionGracePeriodMs = 10_000;
 const serviceCIDRsResource = findResource('networking.k8s.io', 'v1', 'servicecidrs')!;
 const ipAddressesResource = findResource('networking.k8s.io', 'v1', 'ipaddresses')!;
 
-export interface ServiceCIDRControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
-}
+export type ServiceCIDRControllerOptions = Omit<ControllerOptions, 'workers' | 'recorder'>;
 
 const prefixesOf = (c: ServiceCIDR): Prefix[] => (c.spec?.cidrs ?? []).map(parsePrefix).filter((p): p is Prefix => p !== undefined);
 

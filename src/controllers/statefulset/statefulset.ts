@@ -11,14 +11,10 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { labelSelectorAsSelector, type Selector } from '../../api/labels.js';
 import { findResource } from '../../api/resources.js';
-import type { Client } from '../../client/client.js';
-import type { SharedInformerFactory } from '../../client/factory.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, namespaceIndex, type Indexer } from '../../client/indexer.js';
 import { type EventBroadcaster, type EventRecorder } from '../../client/record/recorder.js';
 import { controllerEvents } from '../kit/events.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { QueueController } from '../kit/controller.js';
+import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import {
   ControllerHistory,
   controllerRevisionsResource,
@@ -61,15 +57,9 @@ export const VOLUME_CLAIMS_NOT_SERVED_REASON = 'VolumeClaimTemplatesNotProvision
 const podsResource = findResource('', 'v1', 'pods')!;
 const statefulSetsResource = findResource('apps', 'v1', 'statefulsets')!;
 
-export interface StatefulSetControllerOptions {
-  client: Client;
-  informers: SharedInformerFactory;
-  clock: Clock;
-  logger: Logger;
+export interface StatefulSetControllerOptions extends ControllerOptions {
   /** Upstream's --concurrent-statefulset-syncs (default 5). */
   workers?: number;
-  /** Where the controller's events go; default its own recorder on the API. */
-  recorder?: EventRecorder;
 }
 
 const asParent = (set: StatefulSet): RevisionParent & StatefulSet => ({ ...set, apiVersion: API_VERSION, kind: KIND });
