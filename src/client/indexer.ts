@@ -27,6 +27,9 @@ export class DeletedFinalStateUnknown<T> {
   ) {}
 }
 
+/** The deleted object a delete handler was given, or the last known state of one the informer missed. */
+export const unwrapDeleted = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
+
 export function metaNamespaceKeyFunc(obj: MetaObject | DeletedFinalStateUnknown<unknown>): string {
   if (obj instanceof DeletedFinalStateUnknown) return obj.key;
   const ns = obj.metadata?.namespace;

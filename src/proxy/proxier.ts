@@ -6,7 +6,7 @@
 // kernel holds.
 import type { EndpointSlice, Service as KubeService } from '../api/types.js';
 import type { Client } from '../client/client.js';
-import { DeletedFinalStateUnknown } from '../client/indexer.js';
+import { unwrapDeleted } from '../client/indexer.js';
 import { SharedInformer } from '../client/informer.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
@@ -85,9 +85,8 @@ export class Proxier implements Service {
       this.dirty.add(key);
       if (this.services.hasSynced() && this.slices.hasSynced()) this.runner.run();
     };
-    const unwrap = <T>(o: T | DeletedFinalStateUnknown<T>): T => (o instanceof DeletedFinalStateUnknown ? o.obj : o);
     this.unregister.push(
-      this.services.addEventHandler({ onAdd: (s) => mark(keyOf(s)), onUpdate: (_, s) => mark(keyOf(s)), onDelete: (s) => mark(keyOf(unwrap(s))) }),
+      this.services.addEventHandler({ onAdd: (s) => mark(keyOf(s)), onUpdate: (_, s) => mark(keyOf(s)), onDelete: (s) => mark(keyOf(unwrapDeleted(s))) }),
       this.slices.addEventHandler({
         onAdd: (s) => mark(sliceServiceKey(s)),
         // A slice whose service-name label changed belongs to two Services.
@@ -95,7 +94,7 @@ export class Proxier implements Service {
           mark(sliceServiceKey(o));
           mark(sliceServiceKey(s));
         },
-        onDelete: (s) => mark(sliceServiceKey(unwrap(s))),
+        onDelete: (s) => mark(sliceServiceKey(unwrapDeleted(s))),
       }),
     );
     this.services.start();

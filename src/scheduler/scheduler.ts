@@ -7,7 +7,7 @@ import { rfc3339 } from '../api/time.js';
 import type { Namespace, Node, Pod, PodCondition, PodDisruptionBudget, ReplicaSet, Service } from '../api/types.js';
 import { isPodPhaseTerminal, POD_REASON_SCHEDULING_GATED } from '../api/pod/status.js';
 import { Client } from '../client/client.js';
-import { DeletedFinalStateUnknown, namespaceIndex } from '../client/indexer.js';
+import { namespaceIndex, unwrapDeleted } from '../client/indexer.js';
 import { SharedInformer } from '../client/informer.js';
 import { realClock, type Clock, type Timer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
@@ -69,7 +69,6 @@ interface ScheduleResult {
 }
 
 const isAssigned = (pod: Pod) => Boolean(pod.spec?.nodeName);
-const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class Scheduler implements LifecycleService {
@@ -150,7 +149,7 @@ export class Scheduler implements LifecycleService {
     this.podInformer.addEventHandler({
       onAdd: (pod) => this.onPodAdd(pod),
       onUpdate: (oldPod, newPod) => this.onPodUpdate(oldPod, newPod),
-      onDelete: (obj) => this.onPodDelete(unwrap(obj)),
+      onDelete: (obj) => this.onPodDelete(unwrapDeleted(obj)),
     });
     this.nodeInformer.addEventHandler({
       onAdd: (node) => {
@@ -162,7 +161,7 @@ export class Scheduler implements LifecycleService {
         const actions = nodeUpdateActions(oldNode, newNode);
         if (actions) this.queue.moveAllToActiveOrBackoffQueue({ resource: 'Node', actionType: actions }, oldNode, newNode);
       },
-      onDelete: (obj) => this.cache.removeNode(unwrap(obj).metadata?.name ?? ''),
+      onDelete: (obj) => this.cache.removeNode(unwrapDeleted(obj).metadata?.name ?? ''),
     });
   }
 

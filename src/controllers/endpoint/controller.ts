@@ -19,7 +19,7 @@ import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
 import { isPodReady } from '../kit/pods.js';
-import { addEndpointIndexes, endpointsFromSelector, findPort, LAST_CHANGE_TRIGGER_TIME, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
+import { addEndpointIndexes, endpointsFromSelector, findPort, LAST_CHANGE_TRIGGER_TIME, podEventHandler, selectedPods, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker } from '../endpointslice/endpointutil.js';
 import { LABEL_HEADLESS } from '../endpointslice/reconciler.js';
 import { countAddresses, MAX_CAPACITY, repackSubsets, truncateSubsets } from './subsets.js';
 
@@ -41,8 +41,6 @@ const podsInfo = findResource('', 'v1', 'pods')!;
 const endpointsInfo = findResource('', 'v1', 'endpoints')!;
 
 export type EndpointsControllerOptions = ControllerOptions;
-
-const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
 
 export class EndpointsController {
   private readonly services: Lister<Service>;
@@ -83,14 +81,7 @@ export class EndpointsController {
     const enqueue = (obj: Service | Endpoints | DeletedFinalStateUnknown<Service | Endpoints>) => this.controller.enqueue(metaNamespaceKeyFunc(obj));
     serviceInformer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, cur) => enqueue(cur), onDelete: enqueue });
     endpointsInformer.addEventHandler({ onDelete: enqueue });
-    const enqueueAll = (keys: Set<string>) => {
-      for (const k of keys) this.controller.enqueue(k);
-    };
-    podInformer.addEventHandler({
-      onAdd: (pod) => enqueueAll(podServiceKeys(this.services, pod)),
-      onUpdate: (old, cur) => enqueueAll(servicesToUpdateOnPodChange(this.services, old, cur)),
-      onDelete: (obj) => enqueueAll(podServiceKeys(this.services, unwrap(obj))),
-    });
+    podInformer.addEventHandler(podEventHandler(this.services, (key) => this.controller.enqueue(key)));
     this.sources = [serviceInformer, podInformer, endpointsInformer];
   }
 

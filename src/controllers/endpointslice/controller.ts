@@ -8,14 +8,14 @@ import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { findResource } from '../../api/resources.js';
 import type { ResourceClient } from '../../client/client.js';
-import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
+import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey, unwrapDeleted } from '../../client/indexer.js';
 import type { Lister } from '../../client/lister.js';
 import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from '../../client/workqueue.js';
 import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { controllerEvents } from '../kit/events.js';
 import { hasStatusCause, involvedObject, NAMESPACE_TERMINATING_CAUSE } from '../kit/podcontrol.js';
 import type { EventBroadcaster, EventRecorder } from '../../client/record/recorder.js';
-import { addEndpointIndexes, endpointsFromSelector, podServiceKeys, selectedPods, servicesToUpdateOnPodChange, TriggerTimeTracker } from './endpointutil.js';
+import { addEndpointIndexes, endpointsFromSelector, podEventHandler, selectedPods, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
@@ -42,7 +42,6 @@ export interface EndpointSliceControllerOptions extends ControllerOptions {
 
 const managedByController = (slice: EndpointSlice) => slice.metadata?.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME;
 const serviceKeyOfSlice = (slice: EndpointSlice) => `${slice.metadata?.namespace ?? ''}/${slice.metadata?.labels?.[LABEL_SERVICE_NAME] ?? ''}`;
-const unwrap = <T>(obj: T | DeletedFinalStateUnknown<T>): T => (obj instanceof DeletedFinalStateUnknown ? obj.obj : obj);
 
 export class EndpointSliceController {
   private readonly services: Lister<Service>;
@@ -83,14 +82,7 @@ export class EndpointSliceController {
     const enqueueService = (svc: Service | DeletedFinalStateUnknown<Service>) => this.controller.enqueue(metaNamespaceKeyFunc(svc));
     serviceInformer.addEventHandler({ onAdd: enqueueService, onUpdate: (_old, cur) => enqueueService(cur), onDelete: enqueueService });
 
-    const enqueueAll = (keys: Set<string>) => {
-      for (const k of keys) this.controller.enqueue(k);
-    };
-    podInformer.addEventHandler({
-      onAdd: (pod) => enqueueAll(podServiceKeys(this.services, pod)),
-      onUpdate: (old, cur) => enqueueAll(servicesToUpdateOnPodChange(this.services, old, cur)),
-      onDelete: (obj) => enqueueAll(podServiceKeys(this.services, unwrap(obj))),
-    });
+    podInformer.addEventHandler(podEventHandler(this.services, (key) => this.controller.enqueue(key)));
 
     const sliceChanged = (slice: EndpointSlice) => {
       const key = serviceKeyOfSlice(slice);
@@ -104,7 +96,7 @@ export class EndpointSliceController {
         else sliceChanged(cur);
       },
       onDelete: (obj) => {
-        const slice = unwrap(obj);
+        const slice = unwrapDeleted(obj);
         const key = serviceKeyOfSlice(slice);
         const unexpected = managedByController(slice) && this.tracker.has(slice) && this.tracker.handleDeletion(slice);
         if (unexpected) this.controller.enqueue(key);

@@ -6,6 +6,8 @@ import { selectorFromSet, type Selector } from '../../api/labels.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import { findResource } from '../../api/resources.js';
 import type { SharedInformerFactory } from '../../client/factory.js';
+import { unwrapDeleted } from '../../client/indexer.js';
+import type { ResourceEventHandler } from '../../client/informer.js';
 import type { Lister } from '../../client/lister.js';
 import { isPodReady } from '../kit/pods.js';
 
@@ -145,6 +147,18 @@ export function servicesToUpdateOnPodChange(services: Lister<Service>, old: Pod,
     for (const k of before) keys.add(k);
   }
   return keys;
+}
+
+/** The pod events of an endpoints controller: each enqueues the keys of the Services they concern. */
+export function podEventHandler(services: Lister<Service>, enqueue: (serviceKey: string) => void): ResourceEventHandler<Pod> {
+  const enqueueAll = (keys: Set<string>) => {
+    for (const k of keys) enqueue(k);
+  };
+  return {
+    onAdd: (pod) => enqueueAll(podServiceKeys(services, pod)),
+    onUpdate: (old, cur) => enqueueAll(servicesToUpdateOnPodChange(services, old, cur)),
+    onDelete: (obj) => enqueueAll(podServiceKeys(services, unwrapDeleted(obj))),
+  };
 }
 
 interface ServiceTriggerState {
