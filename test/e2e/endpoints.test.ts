@@ -5,7 +5,7 @@
 // endpoint turns terminating while it shuts down.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, simCluster } from './harness.js';
+import { eventually, kubectl, kubectlOk, simCluster, webReplicaSet } from './harness.js';
 
 interface SliceList {
   items: {
@@ -16,28 +16,8 @@ interface SliceList {
   }[];
 }
 
-const manifests = `apiVersion: apps/v1
-kind: ReplicaSet
-metadata:
-  name: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      terminationGracePeriodSeconds: 30
-      containers:
-      - name: main
-        image: nginx
-        ports:
-        - name: http
-          containerPort: 8080
----
+// A grace period long enough to see the deleted pod's endpoint terminating.
+const manifests = `${webReplicaSet(3, { terminationGracePeriodSeconds: 30, containerPort: 8080 })}---
 apiVersion: v1
 kind: Service
 metadata:

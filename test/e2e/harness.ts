@@ -170,8 +170,11 @@ export async function startSim(server: { kubeconfig: string }, nodes: number, op
   return { proc: kite.proc, registeredMs: kite.ready, stop: () => kite.signal('SIGTERM') };
 }
 
-/** A ReplicaSet "web" in default: `replicas` busybox pods (app=web) that sleep for an hour and stop within a second. */
-export const webReplicaSet = (replicas: number) => `apiVersion: apps/v1
+/**
+ * A ReplicaSet "web" in default: `replicas` busybox pods (app=web) that sleep for an hour and stop
+ * within `terminationGracePeriodSeconds` (default 1); `containerPort` names a port `http`.
+ */
+export const webReplicaSet = (replicas: number, opts: { terminationGracePeriodSeconds?: number; containerPort?: number } = {}) => `apiVersion: apps/v1
 kind: ReplicaSet
 metadata:
   name: web
@@ -186,12 +189,12 @@ spec:
       labels:
         app: web
     spec:
-      terminationGracePeriodSeconds: 1
+      terminationGracePeriodSeconds: ${opts.terminationGracePeriodSeconds ?? 1}
       containers:
       - name: main
         image: busybox:1.35
         command: ['sleep', '3600']
-`;
+${opts.containerPort ? `        ports:\n        - name: http\n          containerPort: ${opts.containerPort}\n` : ''}`;
 
 export interface SimCluster {
   readonly server: KiteServer;
