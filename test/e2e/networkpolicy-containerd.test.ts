@@ -12,6 +12,21 @@ import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from '
 const skip = canRunContainers ? false : 'running containers and nftables needs root';
 const table = 'kite-policy-kite-np';
 
+/** A busybox pod (app=client) that sleeps: the clients run wget and ping in it. */
+const clientPod = (name: string, namespace?: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+${namespace ? `  namespace: ${namespace}\n` : ''}  labels:
+    app: client
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: sh
+    image: busybox:1.35
+    command: ['sleep', '3600']
+`;
+
 const pods = `apiVersion: v1
 kind: Namespace
 metadata:
@@ -38,33 +53,8 @@ spec:
         port: http
       periodSeconds: 1
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: client
-  labels:
-    app: client
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: sh
-    image: busybox:1.35
-    command: ['sleep', '3600']
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: outsider
-  namespace: np-other
-  labels:
-    app: client
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: sh
-    image: busybox:1.35
-    command: ['sleep', '3600']
-`;
+${clientPod('client')}---
+${clientPod('outsider', 'np-other')}`;
 
 const policy = (name: string, spec: string, namespace = 'default') => `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
