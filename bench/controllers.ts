@@ -9,13 +9,10 @@
 // seconds of the rolling update (patch sent → status updated = available = replicas at the new
 // generation), and the `kite server` process's CPU seconds over each span (API server, scheduler
 // and controllers share it; the difference to the direct run is what the controllers cost).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from '../src/util/args.js';
-import { RestClient } from '../src/client/rest.js';
-import { loadKubeconfig } from '../src/client/kubeconfig.js';
-import { follow, spawnKite, until, type Proc } from './kite.js';
+import type { RestClient } from '../src/client/rest.js';
+import { follow, until, withCluster } from './kite.js';
 import { processCpu } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -52,31 +49,6 @@ interface Run {
   rolloutCpuS?: number;
 }
 
-/** A fresh `kite server` + `kite sim` of `nodes` nodes, with namespace `bench`; run, then torn down. */
-async function withCluster<T>(run: (rest: RestClient, server: Proc, signal: AbortSignal) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-ctrl-'));
-  const abort = new AbortController();
-  let server: Proc | undefined;
-  let sim: Proc | undefined;
-  try {
-    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/);
-    const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
-    const rest = new RestClient(await loadKubeconfig(kubeconfig));
-    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes)], /nodes registered in/);
-    await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
-    try {
-      return await run(rest, server, abort.signal);
-    } finally {
-      abort.abort();
-      rest.close();
-    }
-  } finally {
-    await sim?.stop();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Counts the namespace's live Ready pods on one watch. */
 async function watchReady(rest: RestClient, signal: AbortSignal): Promise<{ ready: () => number; lastReadyAt: () => number; done: Promise<void> }> {
   const readySet = new Set<string>();
@@ -100,7 +72,7 @@ async function watchReady(rest: RestClient, signal: AbortSignal): Promise<{ read
 
 /** The ceiling: the benchmark itself creates the pods, `concurrency` at a time. */
 async function direct(): Promise<Run> {
-  return withCluster(async (rest, server, signal) => {
+  return withCluster({ nodes, namespace: ns }, async (rest, server, signal) => {
     const watch = await watchReady(rest, signal);
     const cpu = processCpu(server.proc.pid!);
     const cpu0 = cpu();
@@ -122,7 +94,7 @@ async function direct(): Promise<Run> {
 
 /** The Deployment: create to every pod Ready, then a rolling update to every new pod available. */
 async function deployment(): Promise<Run> {
-  return withCluster(async (rest, server, signal) => {
+  return withCluster({ nodes, namespace: ns }, async (rest, server, signal) => {
     const watch = await watchReady(rest, signal);
     let d: DeploymentLike | undefined;
     const dPath = `/apis/apps/v1/namespaces/${ns}/deployments`;

@@ -1,9 +1,13 @@
 // What the benchmarks that run `kite server` and `kite sim` as processes share: spawning them from
-// dist (ready when a line of their stdout matches), following a watch across reconnects, and waiting
-// for a condition with a deadline.
+// dist (ready when a line of their stdout matches), a fresh server + sim cluster per run, following
+// a watch across reconnects, and waiting for a condition with a deadline.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RestClient } from '../src/client/rest.js';
+import { loadKubeconfig } from '../src/client/kubeconfig.js';
+import { RestClient } from '../src/client/rest.js';
 
 const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 
@@ -33,6 +37,40 @@ export function spawnKite(argv: string[], ready: RegExp, nodeArgs: string[] = []
     });
     proc.once('exit', (code) => reject(new Error(`kite ${argv[0]} exited with ${code}:\n${stderr.slice(-4000)}`)));
   });
+}
+
+export interface ClusterOptions {
+  /** `kite sim --nodes`. */
+  nodes: number;
+  /** Created before the run. */
+  namespace: string;
+  /** Appended to `kite server`'s flags. */
+  serverArgs?: string[];
+}
+
+/** A fresh `kite server` + `kite sim` with the namespace made; run, then torn down. */
+export async function withCluster<T>(opts: ClusterOptions, run: (rest: RestClient, server: Proc, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-'));
+  const abort = new AbortController();
+  let server: Proc | undefined;
+  let sim: Proc | undefined;
+  try {
+    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0', ...(opts.serverArgs ?? [])], /listening on (https:\/\/\S+)/);
+    const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
+    const rest = new RestClient(await loadKubeconfig(kubeconfig));
+    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(opts.nodes)], /nodes registered in/);
+    await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: opts.namespace } } });
+    try {
+      return await run(rest, server, abort.signal);
+    } finally {
+      abort.abort();
+      rest.close();
+    }
+  } finally {
+    await sim?.stop();
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Follows a watch from a list's resourceVersion, resuming after the stream ends, until aborted. */

@@ -8,13 +8,10 @@
 // writes timed the same way — the store and the API, the ceiling for any controller.
 //   node --import tsx bench/services/endpoints.ts [--services 1000] [--endpoints 10] [--nodes 100] [--rate 250] [--concurrency 32]
 // Needs `npm run build` first: server and sim run from dist as their own processes.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from '../../src/util/args.js';
-import { RestClient } from '../../src/client/rest.js';
-import { loadKubeconfig } from '../../src/client/kubeconfig.js';
-import { follow, spawnKite, until, type Proc } from '../kite.js';
+import type { RestClient } from '../../src/client/rest.js';
+import { follow, until, withCluster, type Proc } from '../kite.js';
 import { processCpu } from '../load.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -45,31 +42,6 @@ interface Run {
   writeMs: number[];
   spanS: number;
   serverCpuS: number;
-}
-
-/** A fresh `kite server` + `kite sim`, namespace `bench`; run, then torn down. */
-async function withCluster<T>(serverArgs: string[], run: (rest: RestClient, server: Proc, signal: AbortSignal) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-eps-'));
-  const abort = new AbortController();
-  let server: Proc | undefined;
-  let sim: Proc | undefined;
-  try {
-    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0', ...serverArgs], /listening on (https:\/\/\S+)/);
-    const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
-    const rest = new RestClient(await loadKubeconfig(kubeconfig));
-    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes)], /nodes registered in/);
-    await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
-    try {
-      return await run(rest, server, abort.signal);
-    } finally {
-      abort.abort();
-      rest.close();
-    }
-  } finally {
-    await sim?.stop();
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Runs fn over 0..n-1, `concurrency` at a time. */
@@ -185,7 +157,7 @@ async function readyToSlice(rest: RestClient, server: Proc, signal: AbortSignal)
 
 /** The controllers: kite's EndpointSlice controller (and the Endpoints controller beside it). */
 async function controller(): Promise<Run> {
-  return withCluster([], async (rest, server, signal) => {
+  return withCluster({ nodes, namespace: ns }, async (rest, server, signal) => {
     await createServices(rest);
     return readyToSlice(rest, server, signal);
   });
@@ -193,7 +165,7 @@ async function controller(): Promise<Run> {
 
 /** The bare layer: the benchmark keeps one slice per Service itself, from a pod watch. */
 async function bare(): Promise<Run> {
-  return withCluster(['--controllers', '*,-endpointslice-controller,-endpoints-controller'], async (rest, server, signal) => {
+  return withCluster({ nodes, namespace: ns, serverArgs: ['--controllers', '*,-endpointslice-controller,-endpoints-controller'] }, async (rest, server, signal) => {
     await createServices(rest);
     const slicePath = `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`;
     const slices = new Map<string, { name: string; resourceVersion?: string; pods: Map<string, { ip: string; ready: boolean }> }>();
