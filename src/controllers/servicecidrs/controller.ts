@@ -9,7 +9,7 @@ import { rfc3339 } from '../../api/time.js';
 import { parseAddr, parsePrefix, prefixContains, prefixContainsPrefix, type Addr, type Prefix } from '../../api/netip.js';
 import type { Indexer } from '../../client/indexer.js';
 import { QueueController, type ControllerOptions } from '../kit/controller.js';
-import { ipAllocatorName, managedByLabel } from '../../apiserver/registry/service/ipallocator.js';
+import { ipAddressManagedByLabel, ipAllocatorName } from '../../api/network.js';
 
 export const serviceCIDRFinalizer = 'networking.k8s.io/service-cidr-finalizer';
 /** How long a deleted ServiceCIDR waits for the API servers' allocators to stop using it. */
@@ -83,7 +83,7 @@ export class ServiceCIDRController {
     // Every prefix lies inside another ServiceCIDR: all its addresses stay covered.
     if (mine.every((p) => others.some((o) => prefixesOf(o).some((q) => prefixContainsPrefix(q, p))))) return true;
     for (const ip of this.ips.list()) {
-      if (ip.metadata?.labels?.[managedByLabel] !== ipAllocatorName) continue;
+      if (ip.metadata?.labels?.[ipAddressManagedByLabel] !== ipAllocatorName) continue;
       const addr = parseAddr(ip.metadata?.name ?? '');
       if (!addr || !mine.some((p) => prefixContains(p, addr))) continue;
       if (!others.some((o) => prefixesOf(o).some((q) => prefixContains(q, addr)))) return false;

@@ -6,9 +6,8 @@
 import type { IPAddress, ServiceCIDR } from '../../../api/types.js';
 import { addrAt, formatAddr, masked, parseAddr, parsePrefix, prefixContains, prefixSize, type Addr, type IPFamily, type Prefix } from '../../../api/netip.js';
 import { hasStatusCode } from '../../../api/errors.js';
+import { ipAddressManagedByLabel, ipAllocatorName } from '../../../api/network.js';
 
-export const ipAllocatorName = 'ipallocator.k8s.io';
-export const managedByLabel = 'ipaddress.kubernetes.io/managed-by';
 export const ipFamilyLabel = 'ipaddress.kubernetes.io/ip-family';
 export const defaultServiceCIDRName = 'kubernetes';
 
@@ -61,7 +60,7 @@ export function ipAddressFor(ip: string, family: IPFamily, svc: ServiceRef): IPA
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'IPAddress',
-    metadata: { name: ip, labels: { [ipFamilyLabel]: family, [managedByLabel]: ipAllocatorName } },
+    metadata: { name: ip, labels: { [ipFamilyLabel]: family, [ipAddressManagedByLabel]: ipAllocatorName } },
     spec: { parentRef: { group: '', resource: 'services', namespace: svc.namespace, name: svc.name } },
   } as unknown as IPAddress;
 }

@@ -14,7 +14,8 @@ import type { Logger } from '../../../util/log.js';
 import { Periodic } from '../../../util/periodic.js';
 import type { Registries } from '../registries.js';
 import { heldClusterIPs, heldNodePorts } from '../strategies/services.js';
-import { defaultServiceCIDRName, ipAddressFor, ipAllocatorName, managedByLabel } from './ipallocator.js';
+import { ipAddressManagedByLabel, ipAllocatorName } from '../../../api/network.js';
+import { defaultServiceCIDRName, ipAddressFor } from './ipallocator.js';
 import { formatPortRange } from './portallocator.js';
 
 /** Upstream's: a Service create holds its IPAddress up to the request timeout before the Service exists. */
@@ -128,7 +129,7 @@ export class ServiceAllocationRepair {
       }
     }
     for (const ip of registries.cachedList('ipaddresses.networking.k8s.io') as (IPAddress & StoredObject)[]) {
-      if (ip.metadata.labels?.[managedByLabel] !== ipAllocatorName) continue;
+      if (ip.metadata.labels?.[ipAddressManagedByLabel] !== ipAllocatorName) continue;
       const ref = ip.spec?.parentRef;
       const name = ip.metadata.name!;
       const age = clock.now() - Date.parse(ip.metadata.creationTimestamp ?? '');
