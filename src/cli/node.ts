@@ -18,6 +18,7 @@ import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { isNotFound } from '../kubelet/runtime/types.js';
 import { resolvePodNetwork, type PodNetworkOptions } from '../kubelet/network/cni.js';
 import { gatewayOf } from '../kubelet/network/bridge.js';
+import { isOwnCgroupRoot } from '../kubelet/cm/cgroups.js';
 import type { KubeletConfig } from '../kubelet/config.js';
 import { parseKubeletConfiguration } from '../kubelet/configfile.js';
 import { parseUpstream, type Upstream } from '../dns/server.js';
@@ -45,7 +46,8 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --cluster-dns-upstream IP[:PORT]  where the node's cluster DNS sends names outside the cluster domain
                                        (default: none, they get SERVFAIL)
   up       Bring up a cluster on this machine: the API server (server flags), its image registry, and an agent.
-           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --cluster-dns, --cluster-domain, --config, --cluster-dns-upstream as for agent           --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
+           --node-name, --kubelet-port, --bridge, --pod-cidr, --cgroup-root, --cluster-dns, --cluster-domain, --config, --cluster-dns-upstream as for agent
+           --image-cache DIR           where built images are kept (default ~/.cache/kite/images)
   reset    Remove every pod, sandbox, cgroup, bridge and file that up or agent made.
            --data-dir DIR              (required)
   images   Build the local images and push them into a registry under DATA/registry.
@@ -53,6 +55,13 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
 `;
 
 const agentNodeFlags = ['node-name', 'kubelet-port', 'bridge', 'pod-cidr', 'cgroup-root', 'cluster-dns', 'cluster-domain', 'config', 'cluster-dns-upstream'];
+
+/** --cgroup-root: a folder of its own below the hierarchy's root, which `kite reset` can remove again. */
+function cgroupRootFlag(args: ParsedArgs): string | undefined {
+  const v = args.flags.get('cgroup-root');
+  if (v !== undefined && !isOwnCgroupRoot(v)) throw new Error(`--cgroup-root must be an absolute path below /, not ${JSON.stringify(v)}`);
+  return v;
+}
 
 function upstreamFlag(args: ParsedArgs): Upstream | undefined {
   const v = args.flags.get('cluster-dns-upstream');
@@ -128,7 +137,7 @@ export async function agentCommand(argv: string[]): Promise<void> {
     criEndpoint: args.flags.get('cri-endpoint'),
     registryHost: registry ?? '',
     network: networkOptions(args),
-    cgroupRoot: args.flags.get('cgroup-root'),
+    cgroupRoot: cgroupRootFlag(args),
     kubeletConfig: await kubeletConfigFlags(args),
     clusterDnsUpstream: upstreamFlag(args),    clock: realClock,
     logger,
@@ -171,7 +180,7 @@ export async function upCommand(argv: string[]): Promise<void> {
     kubeletPort: portFlag(args, 'kubelet-port'),
     registryHost: registry.host,
     network: networkOptions(args),
-    cgroupRoot: args.flags.get('cgroup-root'),
+    cgroupRoot: cgroupRootFlag(args),
     kubeletConfig,
     clusterDnsUpstream,
   });

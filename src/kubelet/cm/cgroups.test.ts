@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cgroupMounts, podCgroupParent, qosCgroupParent, removePodCgroups, removeCgroup } from './cgroups.js';
+import { cgroupMounts, isOwnCgroupRoot, podCgroupParent, qosCgroupParent, removePodCgroups, removeCgroup } from './cgroups.js';
 
 describe('podCgroupParent', () => {
   const uid = '5c3e1a2b-0000-4000-8000-000000000001';
@@ -93,4 +93,9 @@ describe('removePodCgroups', () => {
   it('is fine when nothing is there', async () => {
     assert.deepEqual(await removePodCgroups('/kubepods', [{ mountPoint: '/nonexistent-kite', version: 2 }]), { busy: [] });
   });
+});
+
+it('a cgroup root must be a folder of its own below /', () => {
+  for (const ok of ['/kubepods', '/kite-ep', '/a/b']) assert.equal(isOwnCgroupRoot(ok), true, ok);
+  for (const bad of ['kite-ep', '/', '//x', '/a/../b', '']) assert.equal(isOwnCgroupRoot(bad), false, bad);
 });

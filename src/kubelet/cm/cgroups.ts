@@ -62,14 +62,18 @@ export async function removeCgroup(path: string, mounts?: CgroupMount[]): Promis
   return { busy };
 }
 
+/** The kubelet's cgroup root must be a folder of its own: removing below '/' would take the host's cgroups. */
+export function isOwnCgroupRoot(path: string): boolean {
+  return /^\/[^/]/.test(path) && !path.split('/').includes('..');
+}
+
 /**
  * Removes every pod cgroup (folders named pod<uid>) under the kubelet's cgroup root in every
  * hierarchy, then the QoS folders and the root itself when they are empty: what `kite reset` needs
  * after runc left the pod-level folders behind.
  */
 export async function removePodCgroups(cgroupParentRoot = defaultCgroupRoot, mounts?: CgroupMount[]): Promise<{ busy: string[] }> {
-  // The root must be the kubelet's own folder: removing below '/' would take the host's cgroups.
-  if (!/^\/[^/]/.test(cgroupParentRoot) || cgroupParentRoot.split('/').includes('..')) {
+  if (!isOwnCgroupRoot(cgroupParentRoot)) {
     throw new Error(`refusing to remove cgroups under ${JSON.stringify(cgroupParentRoot)}`);
   }
   return removeCgroup(cgroupParentRoot, mounts);
