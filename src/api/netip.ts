@@ -1,5 +1,5 @@
 // IP addresses and prefixes as numbers, as Go's net/netip: what the service IP allocator, the
-// ServiceCIDR validation and the ServiceCIDR controller compute with. Both families; an address is a
+// ServiceCIDR and NetworkPolicy validation, the ServiceCIDR controller and the policy planner compute with. Both families; an address is a
 // bigint with its bit length (32 or 128).
 import { isIPv4, isIPv6 } from './validation/names.js';
 
@@ -75,6 +75,27 @@ export function parsePrefix(s: string): Prefix | undefined {
   if (!addr || !/^(0|[1-9][0-9]{0,2})$/.test(bitsText)) return undefined;
   const bits = Number(bitsText);
   return bits <= width(addr.family) ? { addr, bits } : undefined;
+}
+
+/**
+ * netutils.ParseCIDRSloppy, Go's pre-1.17 parser that upstream keeps for legacy fields: IPv4 octets
+ * and the prefix length may have leading zeros. The address keeps its host bits.
+ */
+export function parsePrefixSloppy(s: string): Prefix | undefined {
+  const i = s.indexOf('/');
+  if (i < 0 || !/^[0-9]+$/.test(s.slice(i + 1))) return undefined;
+  const addr = parseAddrSloppy(s.slice(0, i));
+  const bits = Number(s.slice(i + 1));
+  return addr && bits <= width(addr.family) ? { addr, bits } : undefined;
+}
+
+/** An address as the sloppy parser reads it: leading zeros allowed in IPv4 octets. */
+export function parseAddrSloppy(s: string): Addr | undefined {
+  const parts = s.split('.');
+  if (parts.length === 4 && parts.every((p) => /^[0-9]{1,7}$/.test(p) && Number(p) <= 255)) {
+    return { family: 'IPv4', value: parts.reduce((n, p) => (n << 8n) | BigInt(Number(p)), 0n) };
+  }
+  return isIPv6(s) ? parseAddr(s) : undefined;
 }
 
 /** The prefix with the host bits cleared (netip.Prefix.Masked). */

@@ -13,6 +13,7 @@
 // own address (a pod cannot accept a packet from its own address, so upstream masquerades it too).
 import { createHash } from 'node:crypto';
 import type { EndpointSlice, Service } from '../api/types.js';
+import { isIPv4 } from '../api/validation/names.js';
 
 export interface ProxyNode {
   nodeName: string;
@@ -68,8 +69,6 @@ export interface EndpointInfo {
 function ipKey(ip: string): number {
   return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
 }
-
-const isIPv4 = (ip: string) => /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && ip.split('.').every((o) => Number(o) <= 255);
 
 /** The endpoints of one service port across the Service's slices (IPv4 only), deduplicated and in address order. */
 export function endpointsFor(slices: readonly EndpointSlice[], portName: string, protocol: string, nodeName: string): EndpointInfo[] {

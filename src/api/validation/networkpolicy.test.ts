@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fieldErrorMessage } from '../field.js';
 import { applyDefaults } from '../defaults/index.js';
 import { validateCreate, validateUpdate } from './index.js';
-import { cidrContains, parseCIDRSloppy } from './names.js';
+import { parsePrefixSloppy, prefixContains } from '../netip.js';
 
 type Obj = Record<string, any>;
 
@@ -115,11 +115,11 @@ void test('NetworkPolicy defaults: policyTypes from the rules, TCP ports, empty 
 });
 
 void test('sloppy CIDR parsing and containment', () => {
-  assert.deepEqual(parseCIDRSloppy('010.1.0.0/016'), { v6: false, addr: 0x0a010000n, bits: 16 });
-  assert.equal(parseCIDRSloppy('256.0.0.0/8'), undefined);
-  assert.equal(parseCIDRSloppy('::ffff:10.0.0.1/128')?.addr, 0xffff0a000001n);
-  assert.equal(parseCIDRSloppy('1:2:3:4:5:6:7:8/64')?.addr, 0x00010002000300040005000600070008n);
-  assert.equal(cidrContains(parseCIDRSloppy('10.0.0.0/8')!, parseCIDRSloppy('10.255.0.0/16')!), true);
-  assert.equal(cidrContains(parseCIDRSloppy('10.0.0.0/8')!, parseCIDRSloppy('11.0.0.0/16')!), false);
-  assert.equal(cidrContains(parseCIDRSloppy('10.0.0.0/8')!, parseCIDRSloppy('::/0')!), false);
+  assert.deepEqual(parsePrefixSloppy('010.1.0.0/016'), { addr: { family: 'IPv4', value: 0x0a010000n }, bits: 16 });
+  assert.equal(parsePrefixSloppy('256.0.0.0/8'), undefined);
+  assert.equal(parsePrefixSloppy('::ffff:10.0.0.1/128')?.addr.value, 0xffff0a000001n);
+  assert.equal(parsePrefixSloppy('1:2:3:4:5:6:7:8/64')?.addr.value, 0x00010002000300040005000600070008n);
+  assert.equal(prefixContains(parsePrefixSloppy('10.0.0.0/8')!, parsePrefixSloppy('10.255.0.0/16')!.addr), true);
+  assert.equal(prefixContains(parsePrefixSloppy('10.0.0.0/8')!, parsePrefixSloppy('11.0.0.0/16')!.addr), false);
+  assert.equal(prefixContains(parsePrefixSloppy('10.0.0.0/8')!, parsePrefixSloppy('::/0')!.addr), false);
 });

@@ -2,7 +2,8 @@
 // ValidateNetworkPolicyUpdate) with StrictIPCIDRValidation off, as in 1.33 by default.
 import { forbidden, invalid, notSupported, Path, rawValue, required, type FieldError } from '../field.js';
 import { arr, isObj, str, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
-import { cidrContains, invalidEach, nameIsDNSSubdomain, parseCIDRSloppy, portNameErrors, portNumErrors } from './names.js';
+import { parsePrefixSloppy, prefixContains } from '../netip.js';
+import { invalidEach, nameIsDNSSubdomain, portNameErrors, portNumErrors } from './names.js';
 
 const specPath = Path.root('spec');
 const protocols = ['TCP', 'UDP', 'SCTP'];
@@ -35,7 +36,7 @@ function validateIPBlock(block: Obj, p: Path, existingCIDRs: ReadonlySet<string>
   const cidr = str(block.cidr);
   if (cidr === '') return [required(p.child('cidr'), '')];
   const errs: FieldError[] = [];
-  const outer = parseCIDRSloppy(cidr);
+  const outer = parsePrefixSloppy(cidr);
   if (!outer) {
     if (!existingCIDRs.has(cidr)) errs.push(invalid(p.child('cidr'), cidr, cidrMsg));
     return errs;
@@ -43,12 +44,12 @@ function validateIPBlock(block: Obj, p: Path, existingCIDRs: ReadonlySet<string>
   arr(block.except).forEach((except, i) => {
     const ep = p.child('except').index(i);
     const text = str(except);
-    const inner = parseCIDRSloppy(text);
+    const inner = parsePrefixSloppy(text);
     if (!inner) {
       if (!existingCIDRs.has(text)) errs.push(invalid(ep, text, cidrMsg));
       return;
     }
-    if (!cidrContains(outer, inner) || outer.bits >= inner.bits) errs.push(invalid(ep, text, 'must be a strict subset of `cidr`'));
+    if (!prefixContains(outer, inner.addr) || outer.bits >= inner.bits) errs.push(invalid(ep, text, 'must be a strict subset of `cidr`'));
   });
   return errs;
 }

@@ -20,7 +20,7 @@
 import type { NetworkPolicy } from '../../api/types.js';
 import type { NetworkPolicyEgressRule, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort } from 'kubernetes-types/networking/v1.js';
 import { labelSelectorAsSelector, nothing, type Labels, type Selector } from '../../api/labels.js';
-import { cidrContains, ipv4CIDRString, parseCIDRSloppy, type ParsedCIDR } from '../../api/validation/names.js';
+import { formatPrefix, masked, parseAddrSloppy, parsePrefixSloppy, prefixContains, prefixContainsPrefix, type Prefix } from '../../api/netip.js';
 
 /** A pod as policy sees it: its identity, labels, IP and named container ports. */
 export interface PolicyPod {
@@ -98,24 +98,27 @@ function peerPods(state: PolicyState, peer: NetworkPolicyPeer, policyNamespace: 
 }
 
 interface Block {
-  cidr: ParsedCIDR;
-  except: ParsedCIDR[];
+  cidr: Prefix;
+  except: Prefix[];
 }
 
 /** An IPv4 ipBlock, its excepts normalized (an IPv6 block can never match this table's traffic). */
 function ipv4Block(peer: NetworkPolicyPeer): Block | undefined {
-  const cidr = parseCIDRSloppy(peer.ipBlock?.cidr ?? '');
-  if (!cidr || cidr.v6) return undefined;
-  const except = (peer.ipBlock?.except ?? []).map((e) => parseCIDRSloppy(e)).filter((e): e is ParsedCIDR => !!e && cidrContains(cidr, e));
+  const cidr = parsePrefixSloppy(peer.ipBlock?.cidr ?? '');
+  if (!cidr || cidr.addr.family !== 'IPv4') return undefined;
+  const except = (peer.ipBlock?.except ?? []).map((e) => parsePrefixSloppy(e)).filter((e): e is Prefix => !!e && prefixContains(cidr, e.addr));
   // Nested excepts would be conflicting intervals to nft: keep the widest.
-  const widest = except.filter((e, i) => !except.some((o, j) => j !== i && o.bits <= e.bits && cidrContains(o, e) && (o.bits < e.bits || j < i)));
+  const widest = except.filter((e, i) => !except.some((o, j) => j !== i && prefixContainsPrefix(o, e) && (o.bits < e.bits || j < i)));
   return { cidr, except: widest };
 }
 
 const inBlock = (ip: string, b: Block) => {
-  const addr = parseCIDRSloppy(`${ip}/32`);
-  return !!addr && cidrContains(b.cidr, addr) && !b.except.some((e) => cidrContains(e, addr));
+  const addr = parseAddrSloppy(ip);
+  return !!addr && prefixContains(b.cidr, addr) && !b.except.some((e) => prefixContains(e, addr));
 };
+
+/** The canonical text of a block's network ("10.0.0.0/8"), as IPNet.String() prints it. */
+const cidrText = (p: Prefix) => formatPrefix(masked(p));
 
 const nftSet = (items: string[]) => (items.length === 1 ? items[0]! : `{ ${items.join(', ')} }`);
 const nftProto = (protocol: string | undefined) => (protocol ?? 'TCP').toLowerCase();
@@ -188,8 +191,8 @@ function compileRule(state: PolicyState, np: NetworkPolicy, rule: NetworkPolicyI
   if (peers.length === 0) addrMatches.push('');
   if (selectorPods.length > 0) addrMatches.push(`${addr} ${nftSet(sortIPs(selectorPods.map((p) => p.ip)))}`);
   for (const b of blocks) {
-    const except = b.except.length ? ` ${addr} != ${nftSet(b.except.map(ipv4CIDRString))}` : '';
-    addrMatches.push(`${addr} ${ipv4CIDRString(b.cidr)}${except}`);
+    const except = b.except.length ? ` ${addr} != ${nftSet(b.except.map(cidrText))}` : '';
+    addrMatches.push(`${addr} ${cidrText(b.cidr)}${except}`);
   }
   if (dir === 'ingress') return { addrMatches };
   // Egress resolves named ports on each destination pod: (IP, protocol, port) elements.
