@@ -12,7 +12,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from '../src/util/args.js';
 import type { RestClient } from '../src/client/rest.js';
-import { follow, until, withCluster } from './kite.js';
+import { follow, pool, until, withCluster } from './kite.js';
 import { processCpu } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -78,14 +78,8 @@ async function direct(): Promise<Run> {
     const cpu0 = cpu();
     const t = template('registry.k8s.io/pause:3.10');
     const first = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < replicas) {
-          const i = next++;
-          await rest.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/pods`, body: { apiVersion: 'v1', kind: 'Pod', metadata: { ...t.metadata, name: `p-${i}` }, spec: t.spec } });
-        }
-      }),
+    await pool(replicas, concurrency, (i) =>
+      rest.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/pods`, body: { apiVersion: 'v1', kind: 'Pod', metadata: { ...t.metadata, name: `p-${i}` }, spec: t.spec } }),
     );
     await until(() => watch.ready() >= replicas, TIMEOUT_MS, `${replicas} pods Ready (direct)`);
     return { readyS: (watch.lastReadyAt() - first) / 1000, ready: watch.ready(), serverCpuS: (cpu() - cpu0) / 1000 };

@@ -92,6 +92,16 @@ export function follow<T extends { metadata: { resourceVersion?: string } }>(res
   })();
 }
 
+/** Runs fn(0), fn(1), … fn(count - 1), `width` at a time. */
+export async function pool(count: number, width: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<boolean> {

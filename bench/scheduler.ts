@@ -22,7 +22,7 @@ import { RestClient } from '../src/client/rest.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { percentile } from './load.js';
-import { follow, spawnKite, until, type Proc } from './kite.js';
+import { follow, pool, spawnKite, until, type Proc } from './kite.js';
 
 const args = parseArgs(process.argv.slice(2));
 const nodeCounts = (args.flags.get('nodes') ?? '500,5000').split(',').map(Number);
@@ -209,21 +209,15 @@ async function runCluster(nodes: number): Promise<Result> {
     const serverCpuBefore = cpuSeconds(server.proc.pid);
     const simCpuBefore = cpuSeconds(sim.proc.pid);
     const benchCpuBefore = process.cpuUsage();
-    let next = 0;
     let createErrors = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < podCount) {
-          const i = next++;
-          sent[i] = performance.now();
-          try {
-            await rest.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/pods`, body: pod(i) });
-          } catch (err) {
-            if (createErrors++ < 5) console.error(`create p-${i}: ${String(err)}`);
-          }
-        }
-      }),
-    );
+    await pool(podCount, concurrency, async (i) => {
+      sent[i] = performance.now();
+      try {
+        await rest.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/pods`, body: pod(i) });
+      } catch (err) {
+        if (createErrors++ < 5) console.error(`create p-${i}: ${String(err)}`);
+      }
+    });
     const createdS = (performance.now() - first) / 1000;
     await until(() => bound >= podCount - createErrors, 300_000, `${podCount} pods bound (${nodes} nodes)`);
     await until(() => running >= podCount - createErrors, 120_000, `${podCount} pods Running (${nodes} nodes)`);

@@ -11,7 +11,7 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from '../../src/util/args.js';
 import type { RestClient } from '../../src/client/rest.js';
-import { follow, until, withCluster, type Proc } from '../kite.js';
+import { follow, pool, until, withCluster, type Proc } from '../kite.js';
 import { processCpu } from '../load.js';
 
 const args = parseArgs(process.argv.slice(2));
@@ -45,19 +45,10 @@ interface Run {
 }
 
 /** Runs fn over 0..n-1, `concurrency` at a time. */
-async function pool(n: number, fn: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) await fn(next++);
-    }),
-  );
-}
-
 const serviceOf = (i: number) => `s-${Math.floor(i / perService)}`;
 
 async function createServices(rest: RestClient): Promise<void> {
-  await pool(services, (i) =>
+  await pool(services, concurrency, (i) =>
     rest.request({
       method: 'POST',
       path: `/api/v1/namespaces/${ns}/services`,
@@ -67,7 +58,7 @@ async function createServices(rest: RestClient): Promise<void> {
 }
 
 async function createPods(rest: RestClient): Promise<void> {
-  await pool(pods, (i) =>
+  await pool(pods, concurrency, (i) =>
     rest.request({
       method: 'POST',
       path: `/api/v1/namespaces/${ns}/pods`,
@@ -134,14 +125,14 @@ async function readyToSlice(rest: RestClient, server: Proc, signal: AbortSignal)
   const count = (ready: boolean) => [...state.values()].filter((r) => r === ready).length;
   await createPods(rest);
   await until(() => count(true) >= pods, TIMEOUT_MS, `${pods} ready endpoints (warm-up)`);
-  await pool(pods, (i) => setReady(rest, `p-${i}`, false));
+  await pool(pods, concurrency, (i) => setReady(rest, `p-${i}`, false));
   await until(() => count(false) >= pods, TIMEOUT_MS, `${pods} endpoints not ready`);
 
   const cpu = processCpu(server.proc.pid!);
   const cpu0 = cpu();
   const first = performance.now();
   const intervalMs = 1000 / rate;
-  await pool(pods, async (i) => {
+  await pool(pods, concurrency, async (i) => {
     // Paced: pod i turns Ready at first + i / rate.
     const due = first + i * intervalMs;
     const wait = due - performance.now();
@@ -169,7 +160,7 @@ async function bare(): Promise<Run> {
     await createServices(rest);
     const slicePath = `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`;
     const slices = new Map<string, { name: string; resourceVersion?: string; pods: Map<string, { ip: string; ready: boolean }> }>();
-    await pool(services, async (i) => {
+    await pool(services, concurrency, async (i) => {
       const name = `s-${i}-bench`;
       const body = {
         apiVersion: 'discovery.k8s.io/v1',

@@ -22,7 +22,7 @@ import type { EndpointSlice, Service } from '../../src/api/types.js';
 import { NftCommand } from '../../src/proxy/nftables.js';
 import { Proxier, type SyncInfo } from '../../src/proxy/proxier.js';
 import { fullScript, partialScript, planService, type ProxyNode } from '../../src/proxy/plan.js';
-import { spawnKite, until } from '../kite.js';
+import { pool, spawnKite, until } from '../kite.js';
 
 const args = parseArgs(process.argv.slice(2));
 const services = Number(args.flags.get('services') ?? 1000);
@@ -49,13 +49,6 @@ function sliceFor(i: number, flip = -1): EndpointSlice {
   };
 }
 
-async function pool<T>(items: T[], width: number, fn: (x: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
-}
-
 async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await fn();
@@ -73,10 +66,9 @@ async function main(): Promise<void> {
     await client.resource('namespaces').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const svcs = client.resource('services').namespace(ns);
     const slices = client.resource('endpointslices.discovery.k8s.io').namespace(ns);
-    const ids = Array.from({ length: services }, (_, i) => i);
     const t0 = performance.now();
-    await pool(ids, 32, (i) => svcs.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${i}` }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] } }));
-    await pool(ids, 32, (i) => slices.create(sliceFor(i)));
+    await pool(services, 32, (i) => svcs.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${i}` }, spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] } }));
+    await pool(services, 32, (i) => slices.create(sliceFor(i)));
     console.log(`created ${services} Services and EndpointSlices in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const syncs: SyncInfo[] = [];
