@@ -20,6 +20,8 @@ export interface ResourceInfo {
   categories?: string[];
   verbs: string[];
   subresources: SubresourceInfo[];
+  /** The Warning every request on a deprecated resource gets (upstream's deprecated-resource warning). */
+  deprecationWarning?: string;
 }
 
 const rw = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -32,7 +34,7 @@ function res(
   resource: string,
   kind: string,
   namespaced: boolean,
-  extra: Partial<Pick<ResourceInfo, 'shortNames' | 'categories' | 'verbs' | 'subresources' | 'singular'>> = {},
+  extra: Partial<Pick<ResourceInfo, 'shortNames' | 'categories' | 'verbs' | 'subresources' | 'singular' | 'deprecationWarning'>> = {},
 ): ResourceInfo {
   return {
     group,
@@ -46,6 +48,7 @@ function res(
     categories: extra.categories,
     verbs: extra.verbs ?? rw,
     subresources: extra.subresources ?? [],
+    ...(extra.deprecationWarning ? { deprecationWarning: extra.deprecationWarning } : {}),
   };
 }
 
@@ -79,7 +82,11 @@ export const resources: readonly ResourceInfo[] = [
     subresources: [statusSub('Service')],
   }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
-  res('', 'v1', 'endpoints', 'Endpoints', true, { shortNames: ['ep'], singular: 'endpoints' }),
+  res('', 'v1', 'endpoints', 'Endpoints', true, {
+    shortNames: ['ep'],
+    singular: 'endpoints',
+    deprecationWarning: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+  }),
   res('', 'v1', 'replicationcontrollers', 'ReplicationController', true, {
     shortNames: ['rc'],
     categories: ['all'],

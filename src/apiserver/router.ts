@@ -174,8 +174,6 @@ export function storageGroupVersions(deps: StorageDependencies): APIGroupVersion
   });
 }
 
-export const ENDPOINTS_DEPRECATION_WARNING = 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice';
-
 function serveStored(
   { req, res, url, info, upgrade }: ResourceContext,
   user: UserInfo,
@@ -190,8 +188,7 @@ function serveStored(
   if (!resource.namespaced && info.namespace && resource.resource !== 'namespaces') throw notFoundPath();
   const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
   const scoped = resource.namespaced ? info : { ...info, namespace: '' };
-  // 1.33 deprecates v1 Endpoints: every request on them is told so (upstream's deprecated-resource warning).
-  if (resource.group === '' && resource.resource === 'endpoints') addResponseWarning(res, ENDPOINTS_DEPRECATION_WARNING);
+  if (resource.deprecationWarning) addResponseWarning(res, resource.deprecationWarning);
   const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries, output, clock, upgrade };
   if (info.subresource) {
     const sub = info.subresource;
