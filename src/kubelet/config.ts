@@ -1,6 +1,7 @@
 // The kubelet's configuration: the subset of upstream's KubeletConfiguration (kubelet.config.k8s.io)
 // kite honours, with upstream's defaults. Every component of the kubelet takes what it needs from
 // this one object.
+import { DEFAULT_EVICTION_HARD } from './eviction/thresholds.js';
 
 export interface KubeletConfig {
   nodeName: string;
@@ -41,6 +42,15 @@ export interface KubeletConfig {
   relistPeriodMs: number;
   /** The pause image every sandbox runs (containerd's sandbox_image). */
   podInfraContainerImage: string;
+  /** Eviction thresholds as KubeletConfiguration writes them (signal → "100Mi" or "10%"); see eviction/thresholds.ts. */
+  evictionHard: Record<string, string>;
+  evictionSoft: Record<string, string>;
+  evictionSoftGracePeriod: Record<string, string>;
+  evictionMinimumReclaim: Record<string, string>;
+  /** The longest grace period a soft eviction gives a pod (upstream default 0). */
+  evictionMaxPodGracePeriod: number;
+  /** How long a pressure condition stays after its threshold was last met (upstream 5 minutes). */
+  evictionPressureTransitionPeriodMs: number;
 }
 
 /** The kube-dns Service's ClusterIP in kite's service range 10.96.0.0/12. */
@@ -67,6 +77,12 @@ export function defaultKubeletConfig(overrides: Partial<KubeletConfig> & Pick<Ku
     containerLogMaxFiles: 5,
     relistPeriodMs: 1_000,
     podInfraContainerImage: 'registry.k8s.io/pause:3.10',
+    evictionHard: { ...DEFAULT_EVICTION_HARD },
+    evictionSoft: {},
+    evictionSoftGracePeriod: {},
+    evictionMinimumReclaim: {},
+    evictionMaxPodGracePeriod: 0,
+    evictionPressureTransitionPeriodMs: 5 * 60_000,
     ...overrides,
   };
 }

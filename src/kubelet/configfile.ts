@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { parseDuration } from '../api/duration.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { KubeletConfig } from './config.js';
+import { DEFAULT_EVICTION_HARD, parseThresholdConfig } from './eviction/thresholds.js';
 
 const API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 const KIND = 'KubeletConfiguration';
@@ -19,6 +20,13 @@ const duration = (key: keyof KubeletConfig): Setter => (v, path) => {
 const integer = (key: keyof KubeletConfig, min: number): Setter => (v, path) => {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new Error(`${path}: expected an integer >= ${min}, got ${JSON.stringify(v)}`);
   return { [key]: v };
+};
+
+/** A map of eviction signal to string (evictionHard and its siblings); the signals and values are checked once all are read. */
+const signalMap = (key: 'evictionHard' | 'evictionSoft' | 'evictionSoftGracePeriod' | 'evictionMinimumReclaim'): Setter => (v, path) => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${path}: expected a map of eviction signal to string`);
+  for (const [k, val] of Object.entries(v)) if (typeof val !== 'string') throw new Error(`${path}.${k}: expected a string, got ${JSON.stringify(val)}`);
+  return { [key]: { ...(v as Record<string, string>) } };
 };
 
 const fields: Record<string, Setter> = {
@@ -43,6 +51,12 @@ const fields: Record<string, Setter> = {
     if (typeof v !== 'string') throw new Error(`${path}: expected a path`);
     return { resolvConf: v };
   },
+  evictionHard: signalMap('evictionHard'),
+  evictionSoft: signalMap('evictionSoft'),
+  evictionSoftGracePeriod: signalMap('evictionSoftGracePeriod'),
+  evictionMinimumReclaim: signalMap('evictionMinimumReclaim'),
+  evictionMaxPodGracePeriod: integer('evictionMaxPodGracePeriod', 0),
+  evictionPressureTransitionPeriod: duration('evictionPressureTransitionPeriodMs'),
   // Upstream's KubeletCrashLoopBackOffMax: the cap of the restart back-off.
   crashLoopBackOff: (v, path) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${path}: expected an object`);
@@ -81,6 +95,17 @@ export function parseKubeletConfiguration(text: string, source: string): Partial
   }
   if (out.crashLoopBackOffMaxMs !== undefined && out.crashLoopBackOffMaxMs < 1000) {
     throw new Error(`${source}: crashLoopBackOff.maxContainerRestartPeriod must be at least 1s`);
+  }
+  // As the kubelet does at start-up (ParseThresholdConfig): a bad signal or value is an error now.
+  try {
+    parseThresholdConfig({
+      evictionHard: out.evictionHard ?? DEFAULT_EVICTION_HARD,
+      evictionSoft: out.evictionSoft ?? {},
+      evictionSoftGracePeriod: out.evictionSoftGracePeriod ?? {},
+      evictionMinimumReclaim: out.evictionMinimumReclaim ?? {},
+    });
+  } catch (err) {
+    throw new Error(`${source}: ${(err as Error).message}`, { cause: err });
   }
   return out;
 }

@@ -54,7 +54,8 @@ export function linuxResources(cpuRequest: Quantity | undefined, cpuLimit: Quant
   return r;
 }
 
-function isCriticalPod(pod: Pod): boolean {
+/** kubelettypes.IsCriticalPod for API pods (kite has no static pods): system-critical priority or above. */
+export function isCriticalPod(pod: Pod): boolean {
   return (pod.spec?.priority ?? 0) >= SYSTEM_CRITICAL_PRIORITY;
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { KUBELET_VERSION, defaultNodeLabels, machineResources, nodeConditions, nodeImages, nodeInfo, nodeStatusHasChanged, runtimeErrors } from './setters.js';
 import { memTotalBytes, prettyName } from './machine.js';
 import { fakeMachine } from './testing.js';
+import { DEFAULT_EVICTION_HARD } from '../eviction/thresholds.js';
 
 test('machine facts parse as the kubelet reads them', () => {
   assert.equal(memTotalBytes('MemTotal:        8131928 kB\nMemFree: 1 kB\n'), 8131928 * 1024);
@@ -18,12 +19,17 @@ test('labels, capacity and allocatable', () => {
     'kubernetes.io/hostname': 'n1',
     'kubernetes.io/os': 'linux',
   });
-  const r = machineResources({ ...fakeMachine, memoryCapacity: 8131928 * 1024 }, { maxPods: 110 });
+  const r = machineResources({ ...fakeMachine, memoryCapacity: 8131928 * 1024 }, { maxPods: 110, evictionHard: DEFAULT_EVICTION_HARD });
   assert.deepEqual(r.capacity, { cpu: '4', 'ephemeral-storage': '100Gi', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '8131928Ki', pods: '110' });
   // Minus the hard eviction thresholds: memory.available 100Mi, nodefs.available 10%.
   assert.equal(r.allocatable!.memory, `${8131928 - 102400}Ki`);
-  assert.equal(r.allocatable!['ephemeral-storage'], '90Gi');
+  // 10% is a float32 as upstream's: 100Gi × 0.10000000149 leaves 96636764000 bytes, not 90Gi.
+  assert.equal(r.allocatable!['ephemeral-storage'], '96636764000');
   assert.equal(r.allocatable!.cpu, '4');
+  // The configured thresholds replace the defaults: a percentage of memory, no nodefs reservation at all.
+  const custom = machineResources({ ...fakeMachine, memoryCapacity: 8 * 1024 ** 3 }, { maxPods: 110, evictionHard: { 'memory.available': '25%', 'imagefs.available': '1Gi' } });
+  assert.equal(custom.allocatable!.memory, '6Gi');
+  assert.equal(custom.allocatable!['ephemeral-storage'], '100Gi');
 });
 
 test('nodeInfo names the runtime as containerd://<version> and the kubelet version', () => {
@@ -75,4 +81,21 @@ test('conditions: heartbeat always now, transition kept while the status stays, 
   // Conditions someone else owns stay.
   const others = nodeConditions([{ type: 'NetworkUnavailable', status: 'False' }], [], t0);
   assert.equal(others.conditions[0]!.type, 'NetworkUnavailable');
+});
+
+test('pressure conditions from the eviction manager, with their reasons and events', () => {
+  const t0 = Date.UTC(2026, 0, 1);
+  const calm = nodeConditions(undefined, [], t0);
+  const cases = [
+    { pressure: 'MemoryPressure', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available', event: 'NodeHasInsufficientMemory', back: 'NodeHasSufficientMemory' },
+    { pressure: 'DiskPressure', reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure', event: 'NodeHasDiskPressure', back: 'NodeHasNoDiskPressure' },
+    { pressure: 'PIDPressure', reason: 'KubeletHasInsufficientPID', message: 'kubelet has insufficient PID available', event: 'NodeHasInsufficientPID', back: 'NodeHasSufficientPID' },
+  ] as const;
+  for (const c of cases) {
+    const under = nodeConditions(calm.conditions, [], t0 + 10_000, new Set([c.pressure]));
+    assert.deepEqual(under.events, [c.event]);
+    const cond = under.conditions.find((x) => x.type === c.pressure)!;
+    assert.deepEqual([cond.status, cond.reason, cond.message, cond.lastTransitionTime], ['True', c.reason, c.message, '2026-01-01T00:00:10Z']);
+    assert.deepEqual(nodeConditions(under.conditions, [], t0 + 20_000).events, [c.back]);
+  }
 });

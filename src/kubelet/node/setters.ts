@@ -8,6 +8,7 @@ import type { Image, RuntimeStatus, VersionResponse } from '../runtime/types.js'
 import type { KubeletConfig } from '../config.js';
 import { NODE_NOT_READY, NODE_READY } from '../events.js';
 import type { MachineInfo } from './machine.js';
+import { hardEvictionReservation, hardThresholds, type NodePressure } from '../eviction/thresholds.js';
 import { versionInfo } from '../../apiserver/version.js';
 
 /** kite's kubelet reports the same build as its API server: v1.33.0+kite.<version>, semver build metadata as k3s does. */
@@ -15,9 +16,6 @@ export const KUBELET_VERSION = versionInfo().gitVersion;
 
 export const MAX_IMAGES_IN_NODE_STATUS = 50;
 export const MAX_NAMES_PER_IMAGE_IN_NODE_STATUS = 5;
-/** The default hard eviction thresholds, reserved from allocatable as upstream does. */
-const EVICTION_MEMORY_AVAILABLE = Quantity.parse('100Mi');
-const EVICTION_NODEFS_AVAILABLE = 0.1;
 
 type Condition = NonNullable<NodeStatus['conditions']>[number];
 
@@ -32,11 +30,11 @@ export function defaultNodeLabels(nodeName: string, machine: Pick<MachineInfo, '
   };
 }
 
-/** Capacity from the machine, allocatable minus the hard eviction thresholds (no reserved resources by default). */
-export function machineResources(machine: MachineInfo, cfg: Pick<KubeletConfig, 'maxPods'>): Pick<NodeStatus, 'capacity' | 'allocatable'> {
+/** Capacity from the machine, allocatable minus the configured hard eviction thresholds (no reserved resources by default). */
+export function machineResources(machine: MachineInfo, cfg: Pick<KubeletConfig, 'maxPods' | 'evictionHard'>): Pick<NodeStatus, 'capacity' | 'allocatable'> {
   const memory = Quantity.fromValue(machine.memoryCapacity, 'BinarySI');
   const storage = Quantity.fromValue(machine.filesystemCapacity, 'BinarySI');
-  const storageReserved = Quantity.fromValue(Math.floor(machine.filesystemCapacity * EVICTION_NODEFS_AVAILABLE), 'BinarySI');
+  const reserved = hardEvictionReservation(hardThresholds(cfg.evictionHard), { memory: machine.memoryCapacity, ephemeralStorage: machine.filesystemCapacity });
   const capacity = {
     cpu: Quantity.fromMilli(machine.numCores * 1000).toString(),
     'ephemeral-storage': storage.toString(),
@@ -48,7 +46,11 @@ export function machineResources(machine: MachineInfo, cfg: Pick<KubeletConfig, 
   const nonNegative = (q: Quantity) => (q.sign() < 0 ? '0' : q.toString());
   return {
     capacity,
-    allocatable: { ...capacity, memory: nonNegative(memory.sub(EVICTION_MEMORY_AVAILABLE)), 'ephemeral-storage': nonNegative(storage.sub(storageReserved)) },
+    allocatable: {
+      ...capacity,
+      memory: nonNegative(memory.sub(Quantity.fromValue(reserved.memory, 'BinarySI'))),
+      'ephemeral-storage': nonNegative(storage.sub(Quantity.fromValue(reserved.ephemeralStorage, 'BinarySI'))),
+    },
   };
 }
 
@@ -97,28 +99,45 @@ interface WantedCondition {
   event: string;
 }
 
-function wantedConditions(notReady: string[]): WantedCondition[] {
+/** Each pressure condition when the eviction manager reports it, and when not (upstream's MemoryPressureCondition and siblings). */
+const PRESSURE_CONDITIONS: Record<NodePressure, [pressure: Omit<WantedCondition, 'type'>, none: Omit<WantedCondition, 'type'>]> = {
+  MemoryPressure: [
+    { status: 'True', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available', event: 'NodeHasInsufficientMemory' },
+    { status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', event: 'NodeHasSufficientMemory' },
+  ],
+  DiskPressure: [
+    { status: 'True', reason: 'KubeletHasDiskPressure', message: 'kubelet has disk pressure', event: 'NodeHasDiskPressure' },
+    { status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure', event: 'NodeHasNoDiskPressure' },
+  ],
+  PIDPressure: [
+    { status: 'True', reason: 'KubeletHasInsufficientPID', message: 'kubelet has insufficient PID available', event: 'NodeHasInsufficientPID' },
+    { status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available', event: 'NodeHasSufficientPID' },
+  ],
+};
+
+function wantedConditions(notReady: string[], pressure: ReadonlySet<NodePressure>): WantedCondition[] {
   const ready: WantedCondition =
     notReady.length === 0
       ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', event: NODE_READY }
       : // utilerrors.NewAggregate: one error bare, several bracketed.
         { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: notReady.length === 1 ? notReady[0]! : `[${notReady.join(', ')}]`, event: NODE_NOT_READY };
-  return [
-    { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', event: 'NodeHasSufficientMemory' },
-    { type: 'DiskPressure', status: 'False', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure', event: 'NodeHasNoDiskPressure' },
-    { type: 'PIDPressure', status: 'False', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available', event: 'NodeHasSufficientPID' },
-    ready,
-  ];
+  const pressures = (Object.keys(PRESSURE_CONDITIONS) as NodePressure[]).map((type): WantedCondition => ({ type, ...PRESSURE_CONDITIONS[type][pressure.has(type) ? 0 : 1] }));
+  return [...pressures, ready];
 }
 
 /**
  * The conditions for now: every heartbeat is now, a transition time is kept while the status stays;
  * events name the conditions that are new or changed status.
  */
-export function nodeConditions(current: readonly Condition[] | undefined, notReady: string[], now: number): { conditions: Condition[]; events: string[] } {
+export function nodeConditions(
+  current: readonly Condition[] | undefined,
+  notReady: string[],
+  now: number,
+  pressure: ReadonlySet<NodePressure> = new Set(),
+): { conditions: Condition[]; events: string[] } {
   const stamp = rfc3339(now);
   const events: string[] = [];
-  const conditions = wantedConditions(notReady).map((w) => {
+  const conditions = wantedConditions(notReady, pressure).map((w) => {
     const old = current?.find((c) => c.type === w.type);
     const changed = !old || old.status !== w.status;
     if (changed) events.push(w.event);

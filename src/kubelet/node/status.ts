@@ -11,6 +11,7 @@ import { STARTING_KUBELET } from '../events.js';
 import { type EventRecorder, type InvolvedObject } from '../../client/record/recorder.js';
 import type { Runtime } from '../runtime/types.js';
 import type { MachineInfo } from './machine.js';
+import type { NodePressure } from '../eviction/thresholds.js';
 import { defaultNodeLabels, initialNode, machineResources, nodeConditions, nodeImages, nodeInfo, nodeStatusHasChanged, runtimeErrors } from './setters.js';
 
 /** What the node status needs of the API: the Node and its status subresource. */
@@ -44,6 +45,8 @@ export interface NodeStatusManagerOptions {
   recorder: EventRecorder;
   /** The machine's facts (readMachineInfo(cfg.rootDir) in the kubelet). */
   machine: () => Promise<MachineInfo>;
+  /** The pressure conditions the eviction manager reports; none when unset. */
+  pressure?: () => ReadonlySet<NodePressure>;
   /** The port the kubelet's HTTPS API actually listens on (cfg.port may be 0). */
   kubeletPort?: number;
   onError?: (err: unknown) => void;
@@ -177,7 +180,7 @@ export class NodeStatusManager {
     } catch (err) {
       notReady = runtimeErrors(undefined, err as Error);
     }
-    const { conditions, events } = nodeConditions(previous?.conditions, notReady, this.opts.clock.now());
+    const { conditions, events } = nodeConditions(previous?.conditions, notReady, this.opts.clock.now(), this.opts.pressure?.());
     const status: NodeStatus = {
       ...machineResources(machine, cfg),
       conditions,

@@ -89,7 +89,7 @@ export function meminfoWorkingSet(text: string): number | undefined {
   return workingSetBytes(total - free, kb('Inactive(file)') ?? 0);
 }
 
-async function readOptional(path: string): Promise<string | undefined> {
+export async function readOptional(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch {
