@@ -30,4 +30,31 @@ describe('KubeletConfiguration file', () => {
     assert.throws(() => parseKubeletConfiguration(header + 'a: [\n', 'f'), /^Error: f: /);
     assert.throws(() => parseKubeletConfiguration(header + 'clusterDNS: [kube-dns]\n', 'f'), /clusterDNS: expected a list of IP addresses/);
   });
+
+  it('reads the eviction fields; a bad signal, value or missing soft grace period is refused with upstream\'s message', () => {
+    const cfg = parseKubeletConfiguration(
+      header +
+        'evictionHard: {memory.available: 1Gi, nodefs.available: "5%"}\nevictionSoft: {memory.available: 2Gi}\nevictionSoftGracePeriod: {memory.available: 1m}\n' +
+        'evictionMinimumReclaim: {memory.available: 100Mi}\nevictionMaxPodGracePeriod: 20\nevictionPressureTransitionPeriod: 30s\n',
+      'f',
+    );
+    assert.deepEqual(cfg, {
+      evictionHard: { 'memory.available': '1Gi', 'nodefs.available': '5%' },
+      evictionSoft: { 'memory.available': '2Gi' },
+      evictionSoftGracePeriod: { 'memory.available': '1m' },
+      evictionMinimumReclaim: { 'memory.available': '100Mi' },
+      evictionMaxPodGracePeriod: 20,
+      evictionPressureTransitionPeriodMs: 30_000,
+    });
+    const bad: [string, RegExp][] = [
+      ['evictionHard: {memory.free: 1Gi}\n', /^Error: f: unsupported eviction signal memory\.free$/],
+      ['evictionHard: {memory.available: 1Gi, nodefs.available: 200%}\n', /f: eviction percentage threshold nodefs\.available must be <= 100%: 200%$/],
+      ['evictionHard: {memory.available: 100Mi}\nevictionSoft: {nodefs.available: 20%}\n', /f: grace period must be specified for the soft eviction threshold nodefs\.available$/],
+      ['evictionHard: [memory.available]\n', /f: evictionHard: expected a map of eviction signal to string$/],
+      ['evictionSoft: {memory.available: 5}\n', /f: evictionSoft\.memory\.available: expected a string, got 5$/],
+      ['evictionMaxPodGracePeriod: -1\n', /f: evictionMaxPodGracePeriod: expected an integer >= 0/],
+      ['evictionPressureTransitionPeriod: 5 minutes\n', /invalid duration/],
+    ];
+    for (const [text, err] of bad) assert.throws(() => parseKubeletConfiguration(header + text, 'f'), err, text);
+  });
 });

@@ -5,7 +5,10 @@
 //   prober (one worker per container and probe) → pokes the pod worker on a liveness failure or a
 //   readiness/startup change; lifecycle hooks run inside the runtime manager's start and kill
 //   status manager → the only writer of pod.status; deletes a terminated pod being deleted
+//   eviction manager → every 10 s, under node pressure, evicts one pod through the pod workers;
+//   its pressure goes into the node status and its admit handler before the predicate admission
 //   node status + Lease → the Node object; HTTPS API → logs; log rotation; housekeeping of orphans
+import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Node, Pod, Service as CoreService } from '../api/types.js';
 import { podQOS } from '../api/pod/qos.js';
@@ -37,7 +40,12 @@ import { KubeletPodSyncer } from './podworkers/sync.js';
 import { Pleg } from './podworkers/pleg.js';
 import { NodeStatusManager, nodeClient } from './node/status.js';
 import { NodeLeaseController, leaseClient } from './node/lease.js';
-import { readMachineInfo } from './node/machine.js';
+import { readMachineInfo, type MachineInfo } from './node/machine.js';
+import { EvictionManager } from './eviction/manager.js';
+import { HostEvictionStats } from './eviction/summary.js';
+import { hardEvictionReservation, hardThresholds, parseThresholdConfig } from './eviction/thresholds.js';
+import type { ContainerGC, ImageGC } from './eviction/types.js';
+import { podDir } from './volumes/manager.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
 import { CRIStatsProvider } from './stats/cri.js';
 import { CgroupNodeStats } from './stats/node.js';
@@ -57,7 +65,13 @@ export interface KubeletOptions {
   runtime: Runtime;
   clock: Clock;
   logger: Logger;
+  /** What the eviction manager reclaims disk with before evicting pods; nothing when unset. */
+  imageGC?: ImageGC;
+  containerGC?: ContainerGC;
 }
+
+const noImageGC: ImageGC = { deleteUnusedImages: () => Promise.resolve(0) };
+const noContainerGC: ContainerGC = { deleteAllUnusedContainers: () => Promise.resolve() };
 
 /** Housekeeping (upstream HandlePodCleanups every 2 s): forget finished workers, stop orphans. */
 const HOUSEKEEPING_PERIOD_MS = 2_000;
@@ -81,6 +95,8 @@ export class Kubelet implements KubeletHost, Service {
   private readonly lease: NodeLeaseController;
   private readonly server: KubeletServer;
   private readonly logs: ContainerLogManager;
+  private readonly eviction: EvictionManager;
+  private machineInfo?: Promise<MachineInfo>;
   private readonly stateOptions: RuntimeStateOptions = {
     readTerminationMessage: async (path) => {
       try {
@@ -142,7 +158,8 @@ export class Kubelet implements KubeletHost, Service {
       fieldSelector: `spec.nodeName=${cfg.nodeName}`,
       onError: (err) => logger.warn({ err }, 'pod informer'),
     });
-    const stats = new CRIStatsProvider({ runtime: this.runtime, node: new CgroupNodeStats({ clock }), nodeName: cfg.nodeName });
+    const nodeStats = new CgroupNodeStats({ clock });
+    const stats = new CRIStatsProvider({ runtime: this.runtime, node: nodeStats, nodeName: cfg.nodeName });
     this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, stats, clock, logger });
     this.lease = new NodeLeaseController({
       client: leaseClient(this.client),
@@ -151,6 +168,41 @@ export class Kubelet implements KubeletHost, Service {
       clock,
       nodeUID: () => this.node?.metadata?.uid,
       onError: (err) => logger.warn({ err }, 'node lease'),
+    });
+    this.eviction = new EvictionManager({
+      thresholds: parseThresholdConfig(cfg),
+      pressureTransitionPeriodMs: cfg.evictionPressureTransitionPeriodMs,
+      maxPodGracePeriodSeconds: cfg.evictionMaxPodGracePeriod,
+      stats: new HostEvictionStats({
+        clock,
+        pods: stats,
+        node: nodeStats,
+        runtime: this.runtime,
+        memoryCapacity: async () => (await this.machine()).memoryCapacity,
+        allocatableMemory: async () => {
+          const m = await this.machine();
+          return m.memoryCapacity - hardEvictionReservation(hardThresholds(cfg.evictionHard), { memory: m.memoryCapacity, ephemeralStorage: m.filesystemCapacity }).memory;
+        },
+        rootDir: cfg.rootDir,
+        podLogsDir: cfg.podLogsDir,
+        cgroupRoot: cfg.cgroupRoot,
+      }),
+      killer: {
+        // As upstream's killPodNow with a status function: the status first, then the kill with the eviction's grace period.
+        evictPod: (pod, gracePeriodSeconds, status) => {
+          this.status.setPodStatus(pod, status);
+          this.workers.updatePod({ type: 'kill', pod: { ...pod, status }, gracePeriodSeconds });
+        },
+      },
+      activePods: () => this.workers.activePods(),
+      // Terminated, and its directory (volumes, memory-backed ones included) removed.
+      podCleanedUp: async (pod) => this.workers.state(pod.metadata?.uid ?? '') === 'terminated' && !existsSync(podDir(cfg.rootDir, pod.metadata?.uid ?? '')),
+      imageGC: opts.imageGC ?? noImageGC,
+      containerGC: opts.containerGC ?? noContainerGC,
+      recorder: this.recorder,
+      nodeRef: { kind: 'Node', name: cfg.nodeName, uid: cfg.nodeName },
+      clock,
+      log,
     });
     this.logs = new ContainerLogManager({ runtime: this.runtime, clock, logger, maxSize: cfg.containerLogMaxSize, maxFiles: cfg.containerLogMaxFiles });
   }
@@ -174,7 +226,8 @@ export class Kubelet implements KubeletHost, Service {
       cfg,
       clock,
       recorder: this.recorder,
-      machine: () => readMachineInfo(cfg.rootDir),
+      machine: () => this.machine(),
+      pressure: () => this.eviction.pressure(),
       kubeletPort: this.server.port,
       onError: (err) => logger.warn({ err }, 'node status'),
     });
@@ -199,6 +252,7 @@ export class Kubelet implements KubeletHost, Service {
     await this.cleanupOrphans();
     this.pleg.start();
     this.logs.start();
+    this.eviction.start();
     // A stop() during start-up wins: housekeeping must not begin after it.
     if (!this.stopped) this.housekeeping.start();
   }
@@ -207,6 +261,7 @@ export class Kubelet implements KubeletHost, Service {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.housekeeping.stop();
+    await this.eviction.stop();
     await this.informer.stop();
     await this.services.stop();
     await this.pleg.stop();
@@ -240,7 +295,9 @@ export class Kubelet implements KubeletHost, Service {
     if (this.workers.state(uid) !== undefined) return this.handlePodUpdate(pod);
     // Pods already finished or being deleted are not admitted again; they only get cleaned up.
     if (!pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase) && this.node) {
-      const result = admitPod(pod, this.node, this.workers.activePods());
+      // The eviction manager's admit handler comes first, as upstream registers it.
+      const evictionResult = this.eviction.admit(pod);
+      const result = evictionResult.admit ? admitPod(pod, this.node, this.workers.activePods()) : evictionResult;
       if (!result.admit) {
         const status = rejectedPodStatus(pod, result);
         this.recorder.event(podRef(pod), 'Warning', result.reason, result.message);
@@ -297,6 +354,12 @@ export class Kubelet implements KubeletHost, Service {
       this.manager.forgetPod(uid);
       await this.removePodCgroup(stub);
     }
+  }
+
+  /** The machine's facts, read once (node status and eviction both use them). */
+  private machine(): Promise<MachineInfo> {
+    this.machineInfo ??= readMachineInfo(this.opts.cfg.rootDir);
+    return this.machineInfo;
   }
 
   private async removePodCgroup(pod: Pod): Promise<void> {

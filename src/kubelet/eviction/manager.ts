@@ -7,6 +7,7 @@
 // memory pressure unless they tolerate its taint.
 import type { Pod, PodStatus } from '../../api/types.js';
 import { podQOS } from '../../api/pod/qos.js';
+import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import { withPodCondition } from '../../api/pod/conditions.js';
 import { rfc3339 } from '../../api/time.js';
 import { podRef } from '../../api/pod/reference.js';
@@ -58,8 +59,8 @@ export interface EvictionManagerOptions {
   killer: PodKiller;
   /** The pods whose containers may be running (the pod workers' active pods). */
   activePods: () => Pod[];
-  /** Whether an evicted pod's containers, volumes and cgroup are gone. */
-  podCleanedUp: (pod: Pod) => boolean;
+  /** Whether an evicted pod's containers and volumes are gone. */
+  podCleanedUp: (pod: Pod) => Promise<boolean>;
   imageGC: ImageGC;
   containerGC: ContainerGC;
   recorder: EventRecorder;
@@ -126,7 +127,7 @@ export class EvictionManager {
     const deadline = this.opts.clock.now() + POD_CLEANUP_TIMEOUT_MS;
     while (this.opts.clock.now() < deadline) {
       await this.opts.clock.sleep(POD_CLEANUP_POLL_MS, signal);
-      if (this.opts.podCleanedUp(pod)) return;
+      if (await this.opts.podCleanedUp(pod)) return;
     }
     this.opts.log?.(`eviction manager: timed out waiting for pod ${pod.metadata?.namespace}/${pod.metadata?.name} to be cleaned up`);
   }
@@ -134,7 +135,8 @@ export class EvictionManager {
   /** One round; resolves with the pod evicted, if any. */
   async synchronize(): Promise<Pod | undefined> {
     const { clock, stats } = this.opts;
-    const activePods = this.opts.activePods();
+    // A pod already failed (one evicted before whose cleanup timed out) is not a candidate again.
+    const activePods = this.opts.activePods().filter((p) => !isPodPhaseTerminal(p.status?.phase));
     const summary = await stats.get();
     const observations = makeSignalObservations(summary);
     let thresholds = thresholdsMet(this.opts.thresholds, observations, false);
