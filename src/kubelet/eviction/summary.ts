@@ -3,7 +3,8 @@
 // stats/node.ts), the pods' cgroup against the allocatable memory, statfs of the kubelet's root
 // directory (nodefs) and of the runtime's image filesystem (CRI ImageFsInfo), pid_max/threads-max
 // against the kernel's tasks, and per pod: memory from the CRI stats (stats/cri.ts), disk as what
-// its directory and logs hold on the node's filesystem (du -x), processes from its pids cgroup.
+// its directory and logs hold on the node's filesystem (du -x; writable
+// layers are not counted), processes from its pids cgroup.
 import { lstat, readdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../util/clock.js';
@@ -61,10 +62,16 @@ export class HostEvictionStats implements EvictionStatsProvider {
     summary.pods = await Promise.all(
       resources.pods.map(async (p): Promise<PodUsage> => {
         const logs = join(opts.podLogsDir, `${p.podRef.namespace}_${p.podRef.name}_${p.podRef.uid}`);
-        const [dir, logUsage, processes] = await Promise.all([diskUsage(join(opts.rootDir, 'pods', p.podRef.uid)), diskUsage(logs), this.podProcesses(p.podRef.uid)]);
+        const [dir, logUsage, processes, containerLogs] = await Promise.all([
+          diskUsage(join(opts.rootDir, 'pods', p.podRef.uid)),
+          diskUsage(logs),
+          this.podProcesses(p.podRef.uid),
+          Promise.all(p.containers.map((c) => diskUsage(join(logs, c.name)))),
+        ]);
         const usage: PodUsage = {
           uid: p.podRef.uid,
-          containers: p.containers.map((c) => ({ name: c.name, ...(c.memory ? { memory: c.memory.workingSetBytes } : {}) })),
+          // A container's own disk is its logs (the runtime's writable-layer figure is not read).
+          containers: p.containers.map((c, i) => ({ name: c.name, disk: containerLogs[i]!.bytes, ...(c.memory ? { memory: c.memory.workingSetBytes } : {}) })),
           disk: dir.bytes + logUsage.bytes,
           inodes: dir.inodes + logUsage.inodes,
         };
