@@ -89,7 +89,7 @@ describe('eviction manager', () => {
     t.use('burstable', 200 * Mi);
     t.use('besteffort', 250 * Mi);
     t.manager.start();
-    await t.clock.advance(0);
+    await t.clock.advance(MONITORING_INTERVAL_MS);
     // 550Mi used, 450Mi available < 600Mi: the BestEffort pod goes first (most above its request), with the hard grace of 1 s.
     assert.deepEqual(t.evicted.map((e) => [e.pod, e.grace]), [['besteffort', 1]]);
     assert.deepEqual([...t.manager.pressure()], ['MemoryPressure']);
@@ -110,9 +110,11 @@ describe('eviction manager', () => {
     );
     assert.equal(t.recorder.events[0]!.message, 'Attempting to reclaim memory');
 
-    // Cleaned up at the first poll (1 s), the next round comes at once: the Burstable pod grew meanwhile (500Mi used).
+    // Cleaned up at the first poll (1 s), the next round 10 s later: the Burstable pod grew meanwhile (500Mi used).
     t.use('burstable', 200 * Mi);
-    await t.clock.advance(1_000);
+    await t.clock.advance(1_000 + MONITORING_INTERVAL_MS - 1);
+    assert.deepEqual(t.evicted.map((e) => e.pod), ['besteffort']);
+    await t.clock.advance(1);
     assert.deepEqual(t.evicted.map((e) => e.pod), ['besteffort', 'burstable']);
     // 100Mi used now: no more evictions, the Guaranteed pod survives; the condition holds for the transition period.
     await t.clock.advance(MONITORING_INTERVAL_MS * 3);
@@ -170,12 +172,16 @@ describe('eviction manager', () => {
       const t = setup({ evictionSoft: { 'memory.available': '600Mi' }, evictionSoftGracePeriod: { 'memory.available': '30s' }, maxGrace: c.maxGrace }, [pod('p', { grace: c.podGrace })]);
       t.use('p', 500 * Mi);
       t.manager.start();
-      await t.clock.advance(20_000);
+      // First met at the first round (10 s); still within its 30 s at the round of 30 s.
+      await t.clock.advance(30_000);
       assert.equal(t.evicted.length, 0, 'within the grace period');
       assert.deepEqual([...t.manager.pressure()], ['MemoryPressure'], 'the condition does not wait for the grace period');
       await t.clock.advance(10_000);
       assert.deepEqual(t.evicted.map((e) => [e.pod, e.grace]), [['p', c.want]]);
-      await t.manager.stop();
+      // stop() waits for the round under way: its poll for the pod's cleanup ends after a second.
+      const stopped = t.manager.stop();
+      await t.clock.advance(1_000);
+      await stopped;
     }
   });
 

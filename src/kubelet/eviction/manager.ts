@@ -3,6 +3,7 @@
 // period, met ones until their minimum reclaim is back), reports the pressure conditions (kept for
 // the transition period after the last sighting), reclaims node-level resources for disk, and
 // otherwise evicts ONE pod, ranked for the starved resource, then waits for it to be cleaned up.
+// The rounds are 10 s apart, counted from the end of the previous one (and its wait for cleanup).
 // It also admits pods: none but critical ones under disk or PID pressure, no BestEffort ones under
 // memory pressure unless they tolerate its taint.
 import type { Pod, PodStatus } from '../../api/types.js';
@@ -14,6 +15,7 @@ import { podRef } from '../../api/pod/reference.js';
 import { tolerationsTolerateTaint } from '../../api/scheduling/taints.js';
 import type { EventRecorder, InvolvedObject } from '../../client/record/recorder.js';
 import type { Clock } from '../../util/clock.js';
+import { Periodic } from '../../util/periodic.js';
 import { isCriticalPod } from '../kuberuntime/resources.js';
 import type { AdmitResult } from '../admission/predicate.js';
 import {
@@ -74,10 +76,11 @@ export class EvictionManager {
   private readonly conditionsLastObservedAt = new Map<NodePressure, number>();
   private thresholdsObservedAt = new Map<string, number>();
   private met: Threshold[] = [];
-  private readonly abort = new AbortController();
-  private loop?: Promise<void>;
+  private readonly periodic: Periodic;
 
-  constructor(private readonly opts: EvictionManagerOptions) {}
+  constructor(private readonly opts: EvictionManagerOptions) {
+    this.periodic = new Periodic({ clock: opts.clock, periodMs: MONITORING_INTERVAL_MS, run: () => this.run(), onError: (err) => opts.log?.('eviction manager: failed to synchronize', err) });
+  }
 
   /** The pressure conditions the node reports now. */
   pressure(): ReadonlySet<NodePressure> {
@@ -96,38 +99,24 @@ export class EvictionManager {
   }
 
   start(): void {
-    if (this.opts.thresholds.length === 0) return;
-    this.loop = this.run();
+    if (this.opts.thresholds.length > 0) this.periodic.start();
   }
 
-  async stop(): Promise<void> {
-    this.abort.abort();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
+  /** A round, and after an eviction the wait for the pod's cleanup (upstream's Start loop). */
   private async run(): Promise<void> {
-    const signal = this.abort.signal;
-    while (!signal.aborted) {
-      let evicted: Pod | undefined;
-      try {
-        evicted = await this.synchronize();
-      } catch (err) {
-        this.opts.log?.('eviction manager: failed to synchronize', err);
-      }
-      try {
-        if (evicted) await this.waitForPodCleanup(evicted, signal);
-        else await this.opts.clock.sleep(MONITORING_INTERVAL_MS, signal);
-      } catch {
-        return; // aborted
-      }
-    }
+    const evicted = await this.synchronize();
+    if (evicted) await this.waitForPodCleanup(evicted);
   }
 
-  private async waitForPodCleanup(pod: Pod, signal: AbortSignal): Promise<void> {
+  private async waitForPodCleanup(pod: Pod): Promise<void> {
     const deadline = this.opts.clock.now() + POD_CLEANUP_TIMEOUT_MS;
     while (this.opts.clock.now() < deadline) {
-      await this.opts.clock.sleep(POD_CLEANUP_POLL_MS, signal);
-      if (await this.opts.podCleanedUp(pod)) return;
+      await this.opts.clock.sleep(POD_CLEANUP_POLL_MS);
+      if (this.periodic.isStopped || (await this.opts.podCleanedUp(pod))) return;
     }
     this.opts.log?.(`eviction manager: timed out waiting for pod ${pod.metadata?.namespace}/${pod.metadata?.name} to be cleaned up`);
   }
