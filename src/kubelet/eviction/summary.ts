@@ -34,12 +34,14 @@ export interface HostEvictionStatsOptions {
 }
 
 export class HostEvictionStats implements EvictionStatsProvider {
-  private readonly sysCgroup: string;
-  private readonly proc: string;
+  constructor(private readonly opts: HostEvictionStatsOptions) {}
 
-  constructor(private readonly opts: HostEvictionStatsOptions) {
-    this.sysCgroup = opts.sysCgroup ?? '/sys/fs/cgroup';
-    this.proc = opts.proc ?? '/proc';
+  private get sysCgroup(): string {
+    return this.opts.sysCgroup ?? '/sys/fs/cgroup';
+  }
+
+  private get proc(): string {
+    return this.opts.proc ?? '/proc';
   }
 
   async get(): Promise<EvictionSummary> {
