@@ -34,6 +34,15 @@ class Cluster extends ControllerHarness<TaintEvictionController> {
     return pod;
   }
 
+  /** Pod p (with these tolerations) on node n1, then the taints on n1; returns when (ms after the start) it was tainted. */
+  async taintedAfter(tolerations: Toleration[] | undefined, taints: Taint[]): Promise<number> {
+    await this.node('n1');
+    await this.pod('p', tolerations);
+    const t0 = this.clock.now() - NOW;
+    await this.taint('n1', taints);
+    return t0;
+  }
+
   async deleting(name: string): Promise<boolean> {
     return (await this.pods().get(name)).metadata?.deletionTimestamp !== undefined;
   }
@@ -77,22 +86,25 @@ describe('taint eviction controller', () => {
     });
   });
 
-  it('a NoSchedule taint alone deletes nothing', async () => {
-    await withCluster(async (c) => {
-      await c.node('n1', [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }]);
-      await c.pod('p');
-      await c.at(60_000);
-      assert.equal(await c.deleting('p'), false);
-      assert.deepEqual(c.events(), []);
-    });
+  it('never deletes a pod tolerating the taint forever, nor one on a node with only NoSchedule taints', async () => {
+    const cases: [string, Taint[], Toleration[] | undefined][] = [
+      ['tolerated forever', [dedicated], [tolerate()]],
+      ['NoSchedule only', [{ ...dedicated, effect: 'NoSchedule' }], undefined],
+    ];
+    for (const [name, taints, tolerations] of cases) {
+      await withCluster(async (c) => {
+        await c.node('n1', taints);
+        await c.pod('p', tolerations);
+        await c.at(3_600_000);
+        assert.equal(await c.deleting('p'), false, name);
+        assert.deepEqual(c.events(), [], name);
+      });
+    }
   });
 
   it('deletes a pod tolerating it for 10 s at 10 s, not at 9 s', async () => {
     await withCluster(async (c) => {
-      await c.node('n1');
-      await c.pod('p', [tolerate(10)]);
-      const t0 = c.clock.now() - NOW;
-      await c.taint('n1', [dedicated]);
+      const t0 = await c.taintedAfter([tolerate(10)], [dedicated]);
       await c.at(t0 + 9_000);
       assert.equal(await c.deleting('p'), false);
       assert.deepEqual(c.events(), []);
@@ -104,12 +116,9 @@ describe('taint eviction controller', () => {
 
   it('on an unreachable node, the default tolerations DefaultTolerationSeconds adds delete the pod at 300 s, not before', async () => {
     await withCluster(async (c) => {
-      await c.node('n1');
-      const pod = await c.pod('p');
-      const added = pod.spec?.tolerations?.find((t) => t.key === 'node.kubernetes.io/unreachable');
+      const t0 = await c.taintedAfter(undefined, [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: new Date(NOW).toISOString() }]);
+      const added = (await c.pods().get('p')).spec?.tolerations?.find((t) => t.key === 'node.kubernetes.io/unreachable');
       assert.equal(added?.tolerationSeconds, 300, 'admission added the default toleration');
-      const t0 = c.clock.now() - NOW;
-      await c.taint('n1', [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: new Date(NOW).toISOString() }]);
       await c.at(t0 + 299_000);
       assert.equal(await c.deleting('p'), false);
       await c.at(t0 + 300_000);
@@ -119,10 +128,7 @@ describe('taint eviction controller', () => {
 
   it('the taint removed at 5 s cancels the deletion, with an event', async () => {
     await withCluster(async (c) => {
-      await c.node('n1');
-      await c.pod('p', [tolerate(10)]);
-      const t0 = c.clock.now() - NOW;
-      await c.taint('n1', [dedicated]);
+      const t0 = await c.taintedAfter([tolerate(10)], [dedicated]);
       await c.at(t0 + 5_000);
       await c.taint('n1', []);
       await c.at(t0 + 60_000);
@@ -131,22 +137,10 @@ describe('taint eviction controller', () => {
     });
   });
 
-  it('a pod tolerating the taint forever is never deleted', async () => {
-    await withCluster(async (c) => {
-      await c.node('n1', [dedicated]);
-      await c.pod('p', [tolerate()]);
-      await c.at(3_600_000);
-      assert.equal(await c.deleting('p'), false);
-      assert.deepEqual(c.events(), []);
-    });
-  });
-
   it('a second taint the pod does not tolerate cancels the scheduled deletion and deletes now', async () => {
     await withCluster(async (c) => {
-      await c.node('n1');
-      await c.pod('p', [tolerate(100)]);
-      await c.taint('n1', [dedicated]);
-      await c.at(c.clock.now() - NOW + 5_000);
+      const t0 = await c.taintedAfter([tolerate(100)], [dedicated]);
+      await c.at(t0 + 5_000);
       await c.taint('n1', [dedicated, { key: 'other', effect: 'NoExecute' }]);
       assert.ok(await c.settle(() => c.deleting('p')));
       assert.deepEqual(c.events(), ['TaintManagerEviction Cancelling deletion of Pod ns/p', 'TaintManagerEviction Marking for deletion Pod ns/p']);
