@@ -30,6 +30,7 @@ test('every controller names the service account upstream runs it as', () => {
       'ttl-after-finished-controller': 'ttl-after-finished-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
+      'taint-eviction-controller': 'node-controller',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',
       'disruption-controller': 'disruption-controller',
       'endpoints-controller': 'endpoint-controller',
