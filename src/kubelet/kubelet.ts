@@ -30,12 +30,14 @@ import { MINIMUM_GRACE_PERIOD_SECONDS } from './kuberuntime/grace.js';
 import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
 import { POD_UID_LABEL } from './kuberuntime/labels.js';
 import { KubeletImageManager } from './images/manager.js';
+import { ImageGCManager, imageFsStats } from './images/gc.js';
+import { ContainerGC } from './kuberuntime/gc.js';
 import { KubeletVolumeManager } from './volumes/manager.js';
 import { StatusManager, podStatusClient } from './status/manager.js';
 import { PodWorkers } from './podworkers/workers.js';
 import { KubeletPodSyncer } from './podworkers/sync.js';
 import { Pleg } from './podworkers/pleg.js';
-import { NodeStatusManager, nodeClient } from './node/status.js';
+import { NodeStatusManager, nodeClient, nodeRef } from './node/status.js';
 import { NodeLeaseController, leaseClient } from './node/lease.js';
 import { readMachineInfo } from './node/machine.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
@@ -91,6 +93,9 @@ export class Kubelet implements KubeletHost, Service {
     },
   };
   private readonly housekeeping: Periodic;
+  /** Image and dead-container garbage collection; the eviction manager reclaims through them too. */
+  readonly imageGC: ImageGCManager;
+  readonly containerGC: ContainerGC;
   private node?: Node;
   private stopped = false;
 
@@ -152,6 +157,9 @@ export class Kubelet implements KubeletHost, Service {
       nodeUID: () => this.node?.metadata?.uid,
       onError: (err) => logger.warn({ err }, 'node lease'),
     });
+    const gcCommon = { clock, recorder: this.recorder, nodeRef: nodeRef(cfg.nodeName), log };
+    this.imageGC = new ImageGCManager({ runtime: this.runtime, imageFsStats: () => imageFsStats(this.runtime), policy: cfg, pauseImage: cfg.podInfraContainerImage, ...gcCommon });
+    this.containerGC = new ContainerGC({ runtime: this.runtime, pods: this.workers, allSourcesReady: () => this.informer.hasSynced(), cfg, ...gcCommon });
     this.logs = new ContainerLogManager({ runtime: this.runtime, clock, logger, maxSize: cfg.containerLogMaxSize, maxFiles: cfg.containerLogMaxFiles });
   }
 
@@ -199,6 +207,8 @@ export class Kubelet implements KubeletHost, Service {
     await this.cleanupOrphans();
     this.pleg.start();
     this.logs.start();
+    this.containerGC.start();
+    this.imageGC.start();
     // A stop() during start-up wins: housekeeping must not begin after it.
     if (!this.stopped) this.housekeeping.start();
   }
@@ -207,6 +217,8 @@ export class Kubelet implements KubeletHost, Service {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.housekeeping.stop();
+    await this.containerGC.stop();
+    await this.imageGC.stop();
     await this.informer.stop();
     await this.services.stop();
     await this.pleg.stop();

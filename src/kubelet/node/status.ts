@@ -54,6 +54,11 @@ const REGISTER_BACKOFF_MAX_MS = 7_000;
 
 export const NODE_ALLOCATABLE_ENFORCED = 'NodeAllocatableEnforced';
 
+/** The object reference events about the node use: upstream gives the node's name as its UID. */
+export function nodeRef(nodeName: string): InvolvedObject {
+  return { kind: 'Node', name: nodeName, uid: nodeName };
+}
+
 export class NodeStatusManager {
   private readonly abort = new AbortController();
   private loop?: Promise<void>;
@@ -65,10 +70,8 @@ export class NodeStatusManager {
 
   constructor(private readonly opts: NodeStatusManagerOptions) {}
 
-  /** The object reference events about the node use: upstream gives the node's name as its UID. */
   get nodeRef(): InvolvedObject {
-    const name = this.opts.cfg.nodeName;
-    return { kind: 'Node', name, uid: name };
+    return nodeRef(this.opts.cfg.nodeName);
   }
 
   start(): void {

@@ -129,6 +129,18 @@ export class PodWorkers {
     return [...this.workers.keys()];
   }
 
+  /** ShouldPodContentBeRemoved (container GC): deleted and terminated, or never seen (the caller knows the API is synced). */
+  shouldPodContentBeRemoved(uid: string): boolean {
+    const w = this.workers.get(uid);
+    return !w || (w.state === 'terminated' && !!w.pod.metadata?.deletionTimestamp);
+  }
+
+  /** ShouldPodRuntimeBeRemoved: terminated, or never seen. */
+  shouldPodRuntimeBeRemoved(uid: string): boolean {
+    const w = this.workers.get(uid);
+    return !w || w.state === 'terminated';
+  }
+
   /** Pods whose containers may be running (syncing or terminating): what admission counts. */
   activePods(): Pod[] {
     return [...this.workers.values()].filter((w) => w.state !== 'terminated').map((w) => w.pod);
