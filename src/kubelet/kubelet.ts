@@ -32,6 +32,7 @@ import { POD_UID_LABEL } from './kuberuntime/labels.js';
 import { KubeletImageManager } from './images/manager.js';
 import { ImageGCManager, imageFsStats } from './images/gc.js';
 import { ContainerGC } from './kuberuntime/gc.js';
+import { NodeShutdownManager } from './nodeshutdown/manager.js';
 import { KubeletVolumeManager } from './volumes/manager.js';
 import { StatusManager, podStatusClient } from './status/manager.js';
 import { PodWorkers } from './podworkers/workers.js';
@@ -96,6 +97,7 @@ export class Kubelet implements KubeletHost, Service {
   /** Image and dead-container garbage collection; the eviction manager reclaims through them too. */
   readonly imageGC: ImageGCManager;
   readonly containerGC: ContainerGC;
+  private readonly nodeShutdown: NodeShutdownManager;
   private node?: Node;
   private stopped = false;
 
@@ -160,6 +162,13 @@ export class Kubelet implements KubeletHost, Service {
     const gcCommon = { clock, recorder: this.recorder, nodeRef: nodeRef(cfg.nodeName), log };
     this.imageGC = new ImageGCManager({ runtime: this.runtime, imageFsStats: () => imageFsStats(this.runtime), policy: cfg, pauseImage: cfg.podInfraContainerImage, ...gcCommon });
     this.containerGC = new ContainerGC({ runtime: this.runtime, pods: this.workers, allSourcesReady: () => this.informer.hasSynced(), cfg, ...gcCommon });
+    this.nodeShutdown = new NodeShutdownManager({
+      cfg,
+      activePods: () => this.workers.activePods(),
+      killPod: (pod, gracePeriodSeconds, podStatusFn) => new Promise((completed) => this.workers.updatePod({ type: 'kill', pod, gracePeriodSeconds, podStatusFn, completed })),
+      syncNodeStatus: async () => this.nodeStatus?.syncNodeStatus(),
+      ...gcCommon,
+    });
     this.logs = new ContainerLogManager({ runtime: this.runtime, clock, logger, maxSize: cfg.containerLogMaxSize, maxFiles: cfg.containerLogMaxFiles });
   }
 
@@ -184,6 +193,7 @@ export class Kubelet implements KubeletHost, Service {
       recorder: this.recorder,
       machine: () => readMachineInfo(cfg.rootDir),
       kubeletPort: this.server.port,
+      shutdownStatus: () => this.nodeShutdown.shutdownStatus(),
       onError: (err) => logger.warn({ err }, 'node status'),
     });
     this.nodeStatus.start();
@@ -211,6 +221,17 @@ export class Kubelet implements KubeletHost, Service {
     this.imageGC.start();
     // A stop() during start-up wins: housekeeping must not begin after it.
     if (!this.stopped) this.housekeeping.start();
+  }
+
+  /**
+   * Graceful node shutdown, before stop(): with shutdownGracePeriod set, the node turns not ready and
+   * its pods are terminated (critical ones last) and reported Failed; otherwise nothing happens.
+   */
+  async shutdownNode(): Promise<void> {
+    if (!this.nodeShutdown.enabled) return;
+    await this.nodeShutdown.shutdown();
+    // The pods' final statuses reach the API server before the kubelet stops writing.
+    await this.status.idle();
   }
 
   /** Stops watching and reporting; containers keep running, as when upstream's kubelet stops. */
@@ -252,7 +273,8 @@ export class Kubelet implements KubeletHost, Service {
     if (this.workers.state(uid) !== undefined) return this.handlePodUpdate(pod);
     // Pods already finished or being deleted are not admitted again; they only get cleaned up.
     if (!pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase) && this.node) {
-      const result = admitPod(pod, this.node, this.workers.activePods());
+      const shutdown = this.nodeShutdown.admit();
+      const result = shutdown.admit ? admitPod(pod, this.node, this.workers.activePods()) : shutdown;
       if (!result.admit) {
         const status = rejectedPodStatus(pod, result);
         this.recorder.event(podRef(pod), 'Warning', result.reason, result.message);

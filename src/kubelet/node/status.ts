@@ -46,6 +46,8 @@ export interface NodeStatusManagerOptions {
   machine: () => Promise<MachineInfo>;
   /** The port the kubelet's HTTPS API actually listens on (cfg.port may be 0). */
   kubeletPort?: number;
+  /** Why the node is not ready besides the runtime (upstream's nodeShutdownManager.ShutdownStatus). */
+  shutdownStatus?: () => string | undefined;
   onError?: (err: unknown) => void;
 }
 
@@ -180,6 +182,8 @@ export class NodeStatusManager {
     } catch (err) {
       notReady = runtimeErrors(undefined, err as Error);
     }
+    const shuttingDown = this.opts.shutdownStatus?.();
+    if (shuttingDown) notReady.push(shuttingDown);
     const { conditions, events } = nodeConditions(previous?.conditions, notReady, this.opts.clock.now());
     const status: NodeStatus = {
       ...machineResources(machine, cfg),
