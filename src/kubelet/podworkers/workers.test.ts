@@ -679,3 +679,21 @@ test('a kill with a status function (node shutdown): preStop, stop with the over
   assert.equal(completed, 2);
   await h.stop();
 });
+
+test('what container GC may remove: a deleted terminated pod\'s content, a terminated pod\'s runtime, anything of an unknown pod', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod());
+  await h.settle();
+  const verdict = () => [h.workers.shouldPodContentBeRemoved('uid-1'), h.workers.shouldPodRuntimeBeRemoved('uid-1')];
+  assert.deepEqual(verdict(), [false, false], 'running');
+  h.workers.updatePod({ type: 'kill', pod: h.pod(), gracePeriodSeconds: 1 });
+  await h.settle();
+  assert.deepEqual(verdict(), [false, true], 'terminated, still in the API');
+  const deleting: Pod = { ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:30Z' } };
+  h.workers.updatePod({ type: 'update', pod: deleting });
+  await h.settle();
+  assert.deepEqual(verdict(), [true, true], 'terminated and deleted');
+  assert.deepEqual([h.workers.shouldPodContentBeRemoved('other'), h.workers.shouldPodRuntimeBeRemoved('other')], [true, true], 'never seen');
+  await h.stop();
+});
