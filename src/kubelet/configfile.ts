@@ -3,9 +3,9 @@
 // an error naming it, not silently ignored.
 import { isIP } from 'node:net';
 import { parse } from 'yaml';
-import { parseDuration } from '../api/duration.js';
+import { goDuration, parseDuration } from '../api/duration.js';
 import { parseQuantity } from '../api/quantity.js';
-import type { KubeletConfig } from './config.js';
+import { defaultKubeletConfig, type KubeletConfig } from './config.js';
 
 const API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 const KIND = 'KubeletConfiguration';
@@ -18,6 +18,13 @@ const duration = (key: keyof KubeletConfig): Setter => (v, path) => {
 };
 const integer = (key: keyof KubeletConfig, min: number): Setter => (v, path) => {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new Error(`${path}: expected an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return { [key]: v };
+};
+
+const percent = (key: keyof KubeletConfig, flag: string): Setter => (v, path) => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 100) {
+    throw new Error(`invalid configuration: ${path} (--${flag}) ${JSON.stringify(v)} must be between 0 and 100, inclusive`);
+  }
   return { [key]: v };
 };
 
@@ -43,6 +50,12 @@ const fields: Record<string, Setter> = {
     if (typeof v !== 'string') throw new Error(`${path}: expected a path`);
     return { resolvConf: v };
   },
+  imageGCHighThresholdPercent: percent('imageGCHighThresholdPercent', 'image-gc-high-threshold'),
+  imageGCLowThresholdPercent: percent('imageGCLowThresholdPercent', 'image-gc-low-threshold'),
+  imageMinimumGCAge: duration('imageMinimumGCAgeMs'),
+  imageMaximumGCAge: duration('imageMaximumGCAgeMs'),
+  shutdownGracePeriod: duration('shutdownGracePeriodMs'),
+  shutdownGracePeriodCriticalPods: duration('shutdownGracePeriodCriticalPodsMs'),
   // Upstream's KubeletCrashLoopBackOffMax: the cap of the restart back-off.
   crashLoopBackOff: (v, path) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${path}: expected an object`);
@@ -82,5 +95,24 @@ export function parseKubeletConfiguration(text: string, source: string): Partial
   if (out.crashLoopBackOffMaxMs !== undefined && out.crashLoopBackOffMaxMs < 1000) {
     throw new Error(`${source}: crashLoopBackOff.maxContainerRestartPeriod must be at least 1s`);
   }
+  const problem = crossFieldProblem(defaultKubeletConfig({ nodeName: '', rootDir: '', ...out }));
+  if (problem) throw new Error(`${source}: invalid configuration: ${problem}`);
   return out;
+}
+
+/** Upstream's ValidateKubeletConfiguration rules that relate two fields (defaults filling the unset one). */
+function crossFieldProblem(cfg: KubeletConfig): string | undefined {
+  if (cfg.imageGCLowThresholdPercent >= cfg.imageGCHighThresholdPercent) {
+    return `imageGCLowThresholdPercent (--image-gc-low-threshold) ${cfg.imageGCLowThresholdPercent} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${cfg.imageGCHighThresholdPercent}`;
+  }
+  if (cfg.imageMaximumGCAgeMs !== 0 && cfg.imageMaximumGCAgeMs <= cfg.imageMinimumGCAgeMs) {
+    return `imageMaximumGCAge ${goDuration(cfg.imageMaximumGCAgeMs)} must be greater than imageMinimumGCAge ${goDuration(cfg.imageMinimumGCAgeMs)}`;
+  }
+  if (cfg.shutdownGracePeriodCriticalPodsMs > cfg.shutdownGracePeriodMs) {
+    return `shutdownGracePeriodCriticalPods ${goDuration(cfg.shutdownGracePeriodCriticalPodsMs)} must be <= shutdownGracePeriod ${goDuration(cfg.shutdownGracePeriodMs)}`;
+  }
+  if (cfg.shutdownGracePeriodMs % 1000 !== 0 || cfg.shutdownGracePeriodCriticalPodsMs % 1000 !== 0) {
+    return 'shutdownGracePeriod and shutdownGracePeriodCriticalPods must be whole seconds';
+  }
+  return undefined;
 }

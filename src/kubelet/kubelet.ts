@@ -30,12 +30,15 @@ import { MINIMUM_GRACE_PERIOD_SECONDS } from './kuberuntime/grace.js';
 import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
 import { POD_UID_LABEL } from './kuberuntime/labels.js';
 import { KubeletImageManager } from './images/manager.js';
+import { ImageGCManager, imageFsStats } from './images/gc.js';
+import { ContainerGC } from './kuberuntime/gc.js';
+import { NodeShutdownManager } from './nodeshutdown/manager.js';
 import { KubeletVolumeManager } from './volumes/manager.js';
 import { StatusManager, podStatusClient } from './status/manager.js';
 import { PodWorkers } from './podworkers/workers.js';
 import { KubeletPodSyncer } from './podworkers/sync.js';
 import { Pleg } from './podworkers/pleg.js';
-import { NodeStatusManager, nodeClient } from './node/status.js';
+import { NodeStatusManager, nodeClient, nodeRef } from './node/status.js';
 import { NodeLeaseController, leaseClient } from './node/lease.js';
 import { readMachineInfo } from './node/machine.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
@@ -91,6 +94,10 @@ export class Kubelet implements KubeletHost, Service {
     },
   };
   private readonly housekeeping: Periodic;
+  /** Image and dead-container garbage collection; the eviction manager reclaims through them too. */
+  readonly imageGC: ImageGCManager;
+  readonly containerGC: ContainerGC;
+  private readonly nodeShutdown: NodeShutdownManager;
   private node?: Node;
   private stopped = false;
 
@@ -152,6 +159,16 @@ export class Kubelet implements KubeletHost, Service {
       nodeUID: () => this.node?.metadata?.uid,
       onError: (err) => logger.warn({ err }, 'node lease'),
     });
+    const gcCommon = { clock, recorder: this.recorder, nodeRef: nodeRef(cfg.nodeName), log };
+    this.imageGC = new ImageGCManager({ runtime: this.runtime, imageFsStats: () => imageFsStats(this.runtime), policy: cfg, pauseImage: cfg.podInfraContainerImage, ...gcCommon });
+    this.containerGC = new ContainerGC({ runtime: this.runtime, pods: this.workers, allSourcesReady: () => this.informer.hasSynced(), cfg, ...gcCommon });
+    this.nodeShutdown = new NodeShutdownManager({
+      cfg,
+      activePods: () => this.workers.activePods(),
+      killPod: (pod, gracePeriodSeconds, podStatusFn) => new Promise((completed) => this.workers.updatePod({ type: 'kill', pod, gracePeriodSeconds, podStatusFn, completed })),
+      syncNodeStatus: async () => this.nodeStatus?.syncNodeStatus(),
+      ...gcCommon,
+    });
     this.logs = new ContainerLogManager({ runtime: this.runtime, clock, logger, maxSize: cfg.containerLogMaxSize, maxFiles: cfg.containerLogMaxFiles });
   }
 
@@ -176,6 +193,7 @@ export class Kubelet implements KubeletHost, Service {
       recorder: this.recorder,
       machine: () => readMachineInfo(cfg.rootDir),
       kubeletPort: this.server.port,
+      shutdownStatus: () => this.nodeShutdown.shutdownStatus(),
       onError: (err) => logger.warn({ err }, 'node status'),
     });
     this.nodeStatus.start();
@@ -199,14 +217,29 @@ export class Kubelet implements KubeletHost, Service {
     await this.cleanupOrphans();
     this.pleg.start();
     this.logs.start();
+    this.containerGC.start();
+    this.imageGC.start();
     // A stop() during start-up wins: housekeeping must not begin after it.
     if (!this.stopped) this.housekeeping.start();
+  }
+
+  /**
+   * Graceful node shutdown, before stop(): with shutdownGracePeriod set, the node turns not ready and
+   * its pods are terminated (critical ones last) and reported Failed; otherwise nothing happens.
+   */
+  async shutdownNode(): Promise<void> {
+    if (!this.nodeShutdown.enabled) return;
+    await this.nodeShutdown.shutdown();
+    // The pods' final statuses reach the API server before the kubelet stops writing.
+    await this.status.idle();
   }
 
   /** Stops watching and reporting; containers keep running, as when upstream's kubelet stops. */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.housekeeping.stop();
+    await this.containerGC.stop();
+    await this.imageGC.stop();
     await this.informer.stop();
     await this.services.stop();
     await this.pleg.stop();
@@ -240,7 +273,8 @@ export class Kubelet implements KubeletHost, Service {
     if (this.workers.state(uid) !== undefined) return this.handlePodUpdate(pod);
     // Pods already finished or being deleted are not admitted again; they only get cleaned up.
     if (!pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase) && this.node) {
-      const result = admitPod(pod, this.node, this.workers.activePods());
+      const shutdown = this.nodeShutdown.admit();
+      const result = shutdown.admit ? admitPod(pod, this.node, this.workers.activePods()) : shutdown;
       if (!result.admit) {
         const status = rejectedPodStatus(pod, result);
         this.recorder.event(podRef(pod), 'Warning', result.reason, result.message);

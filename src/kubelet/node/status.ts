@@ -46,6 +46,8 @@ export interface NodeStatusManagerOptions {
   machine: () => Promise<MachineInfo>;
   /** The port the kubelet's HTTPS API actually listens on (cfg.port may be 0). */
   kubeletPort?: number;
+  /** Why the node is not ready besides the runtime (upstream's nodeShutdownManager.ShutdownStatus). */
+  shutdownStatus?: () => string | undefined;
   onError?: (err: unknown) => void;
 }
 
@@ -53,6 +55,11 @@ const REGISTER_BACKOFF_START_MS = 100;
 const REGISTER_BACKOFF_MAX_MS = 7_000;
 
 export const NODE_ALLOCATABLE_ENFORCED = 'NodeAllocatableEnforced';
+
+/** The object reference events about the node use: upstream gives the node's name as its UID. */
+export function nodeRef(nodeName: string): InvolvedObject {
+  return { kind: 'Node', name: nodeName, uid: nodeName };
+}
 
 export class NodeStatusManager {
   private readonly abort = new AbortController();
@@ -65,10 +72,8 @@ export class NodeStatusManager {
 
   constructor(private readonly opts: NodeStatusManagerOptions) {}
 
-  /** The object reference events about the node use: upstream gives the node's name as its UID. */
   get nodeRef(): InvolvedObject {
-    const name = this.opts.cfg.nodeName;
-    return { kind: 'Node', name, uid: name };
+    return nodeRef(this.opts.cfg.nodeName);
   }
 
   start(): void {
@@ -177,6 +182,8 @@ export class NodeStatusManager {
     } catch (err) {
       notReady = runtimeErrors(undefined, err as Error);
     }
+    const shuttingDown = this.opts.shutdownStatus?.();
+    if (shuttingDown) notReady.push(shuttingDown);
     const { conditions, events } = nodeConditions(previous?.conditions, notReady, this.opts.clock.now());
     const status: NodeStatus = {
       ...machineResources(machine, cfg),
