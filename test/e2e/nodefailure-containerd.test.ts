@@ -40,7 +40,7 @@ spec:
 describe('node failure on kite up + kite agent (containerd)', { skip }, () => {
   let cluster: KiteCluster;
   let agent: KiteAgent | undefined;
-  const nf2: AgentOptions = { nodeName: 'nf2', bridge: 'kite-nf2', podCIDR: '10.217.251.0/24', cgroupRoot: '/kite-nf2' };
+  const nf2: AgentOptions = { nodeName: 'nf2', bridge: 'kite-nf2', podCIDR: '10.217.254.0/24', cgroupRoot: '/kite-nf2' };
   const k = (args: string[], input?: string) => kubectlOk(cluster, args, input);
   const webPods = () => (JSON.parse(k(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as { items: Pod[] }).items;
   const node = (name: string) => JSON.parse(k(['get', 'node', name, '-o', 'json'])) as Node;
@@ -48,7 +48,7 @@ describe('node failure on kite up + kite agent (containerd)', { skip }, () => {
   const running = (p: Pod) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp;
 
   before(async () => {
-    cluster = await startCluster({ extraArgs: ['--bridge', 'kite-nf', '--pod-cidr', '10.217.250.0/24', '--cgroup-root', '/kite-nf', '--node-monitor-grace-period', '20s'] });
+    cluster = await startCluster({ extraArgs: ['--bridge', 'kite-nf', '--pod-cidr', '10.217.253.0/24', '--cgroup-root', '/kite-nf', '--node-monitor-grace-period', '20s'] });
     agent = await startAgent(cluster, nf2);
   });
 
