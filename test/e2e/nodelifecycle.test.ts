@@ -5,7 +5,8 @@
 // with the heartbeats back the taints go and the old pods, Terminating meanwhile, are finished.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectlOk, simCluster } from './harness.js';
+import { parse as parseYaml } from 'yaml';
+import { eventually, kubectlOk, simCluster, webReplicaSet } from './harness.js';
 
 interface Pod {
   metadata: { name: string; uid: string; deletionTimestamp?: string };
@@ -13,35 +14,12 @@ interface Pod {
   status: { podIP?: string; conditions?: { type: string; status: string; reason?: string }[] };
 }
 
-const toleratingReplicaSet = `apiVersion: apps/v1
-kind: ReplicaSet
-metadata:
-  name: web
-  namespace: default
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      tolerations:
-      - key: node.kubernetes.io/not-ready
-        operator: Exists
-        effect: NoExecute
-        tolerationSeconds: 10
-      - key: node.kubernetes.io/unreachable
-        operator: Exists
-        effect: NoExecute
-        tolerationSeconds: 10
-      containers:
-      - name: main
-        image: busybox:1.35
-        command: ['sleep', '3600']
-`;
+/** The harness's web ReplicaSet of 3, its pods tolerating a not-ready or unreachable node for 10 s. */
+function toleratingReplicaSet(): string {
+  const rs = parseYaml(webReplicaSet(3)) as { spec: { template: { spec: Record<string, unknown> } } };
+  rs.spec.template.spec.tolerations = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'].map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }));
+  return JSON.stringify(rs);
+}
 
 const gracePeriodS = 20;
 
@@ -54,7 +32,7 @@ describe('node lifecycle (kite server + kite sim)', () => {
   let original: Pod[] = [];
 
   it('a node whose heartbeats stop goes NotReady with the unreachable taints, and its pods not Ready', async () => {
-    k(['apply', '-f', '-'], toleratingReplicaSet);
+    k(['apply', '-f', '-'], toleratingReplicaSet());
     original = await eventually(() => {
       const p = pods();
       return p.length === 3 && p.every((x) => ready(x) === 'True' && x.status.podIP) ? p : undefined;

@@ -11,7 +11,7 @@ import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
 import { zoneKey } from '../../api/topology.js';
 import { waitForCacheSync, type EventSource } from '../../client/factory.js';
-import { metaNamespaceKeyFunc, splitMetaNamespaceKey, unwrapDeleted } from '../../client/indexer.js';
+import { metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
 import type { Lister } from '../../client/lister.js';
 import type { EventRecorder } from '../../client/record/recorder.js';
 import { Periodic } from '../../util/periodic.js';
@@ -123,7 +123,6 @@ export class NodeLifecycleController {
     podInformer.addEventHandler({
       onAdd: (pod) => podChanged(undefined, pod),
       onUpdate: (old, pod) => podChanged(old, pod),
-      onDelete: (obj) => void unwrapDeleted(obj),
     });
 
     const onError = (what: string) => (err: unknown) => logger.error({ err }, what);
