@@ -87,7 +87,7 @@ export class NodeLifecycleController {
   private readonly monitor: Periodic;
   private readonly tainting: Periodic;
   private readonly health = new Map<string, NodeHealthData>();
-  private readonly knownNodes = new Set<string>();
+  private readonly knownNodes = new Map<string, Node>();
   private readonly zoneStates = new Map<string, ZoneState>();
   private readonly zoneTainters = new Map<string, RateLimitedTimedQueue>();
   private readonly nodesToRetry = new Set<string>();
@@ -173,14 +173,14 @@ export class NodeLifecycleController {
       this.addTainterForNewZone(node);
       if (this.knownNodes.has(name)) continue;
       this.opts.logger.info({ node: name }, 'Controller observed a new Node');
-      this.recordNodeEvent(node, 'RegisteredNode', `Registered Node ${name} in Controller`);
-      this.knownNodes.add(name);
+      this.nodeEvent(node, 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`);
+      this.knownNodes.set(name, node);
       await this.markNodeAsReachable(node).catch((err: unknown) => this.opts.logger.error({ err, node: name }, 'Failed to remove taints from node'));
     }
-    for (const name of [...this.knownNodes]) {
+    for (const [name, known] of [...this.knownNodes]) {
       if (names.has(name)) continue;
       this.opts.logger.info({ node: name }, 'Controller observed a Node deletion');
-      this.recordNodeEvent({ metadata: { name } }, 'RemovingNode', `Removing Node ${name} from Controller`);
+      this.nodeEvent(known, 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
       this.knownNodes.delete(name);
       this.health.delete(name);
     }
@@ -230,7 +230,7 @@ export class NodeLifecycleController {
     if (currentReady) {
       await this.processTaintBaseEviction(node, observedReady);
       const becameNotReady = currentReady.status !== 'True' && observedReady.status === 'True';
-      if (becameNotReady) this.recordNodeStatusChange(node, 'NodeNotReady');
+      if (becameNotReady) this.nodeEvent(node, 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
       if (becameNotReady || (this.nodesToRetry.has(name) && observedReady.status !== 'True')) {
         if (!(await this.markPodsNotReady(this.pods.byIndex(podsByNodeIndex, name), name))) {
           this.nodesToRetry.add(name);
@@ -440,22 +440,15 @@ export class NodeLifecycleController {
         if (hasStatusCode(err, 404)) continue;
         logger.info({ err, pod: metaNamespaceKeyFunc(pod) }, 'Failed to update status for pod');
         ok = false;
-        continue;
       }
+      // Recorded after the write, as upstream, so the pod still existed.
       this.recorder.event({ kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid }, 'Warning', 'NodeNotReady', 'Node is not ready');
     }
     return ok;
   }
 
-  /** RecordNodeEvent: node events name the node by its UID. */
-  private recordNodeEvent(node: Node, reason: string, event: string): void {
-    const name = node.metadata?.name ?? '';
-    this.recorder.event({ kind: 'Node', apiVersion: 'v1', name, uid: node.metadata?.uid ?? '' }, 'Normal', reason, `Node ${name} event: ${event}`);
-  }
-
-  /** RecordNodeStatusChange: the node's name stands in for its UID, as the kubelet's node events. */
-  private recordNodeStatusChange(node: Node, status: string): void {
-    const name = node.metadata?.name ?? '';
-    this.recorder.event({ kind: 'Node', apiVersion: 'v1', name, uid: name }, 'Normal', status, `Node ${name} status is now: ${status}`);
+  /** RecordNodeEvent ("Node <n> event: ...") and RecordNodeStatusChange ("Node <n> status is now: ..."), on the Node by its UID. */
+  private nodeEvent(node: Node, reason: string, message: string): void {
+    this.recorder.event({ kind: 'Node', apiVersion: 'v1', name: node.metadata?.name, uid: node.metadata?.uid ?? '' }, 'Normal', reason, message);
   }
 }
