@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Lease, Node, Pod } from '../../api/types.js';
+import { StatusError } from '../../api/errors.js';
 import { microTime, rfc3339 } from '../../api/time.js';
 import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 import { NodeLifecycleController, type NodeLifecycleConfig } from './controller.js';
@@ -253,6 +254,36 @@ test('with every zone fully disrupted nothing is tainted and the NoExecute taint
     assert.equal(h.controller.zoneState(''), 'Normal');
     assert.deepEqual(taintsOf(await h.node('n1')), []);
     for (const n of ['n2', 'n3']) assert.deepEqual(taintsOf(await h.node(n)), ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule'], n);
+  });
+});
+
+test('a node that never posts status is Unknown after the startup grace period, with upstream\'s never-updated reason', async () => {
+  await withHarness({}, async (h) => {
+    for (const n of ['n1', 'n2', 'n3']) await h.addNode(n);
+    await h.nodes().create({ metadata: { name: 'mute' } });
+    await h.advance(55_000);
+    assert.equal(condition(await h.node('mute'), 'Ready'), undefined, 'within the 1m startup grace period');
+    await h.advance(20_000);
+    const mute = await h.node('mute');
+    assert.deepEqual(
+      mute.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+      ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'].map((t) => [t, 'Unknown', 'NodeStatusNeverUpdated', 'Kubelet never posted node status.']),
+    );
+    assert.deepEqual(taintsOf(mute), ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
+  });
+});
+
+test('a taint write that meets a conflict is computed again on the current node', async () => {
+  await withHarness({}, async (h) => {
+    for (const n of ['n1', 'n2', 'n3']) await h.addNode(n);
+    await h.advance(6_000);
+    await h.nodes().patch('n1', 'merge', { spec: { unschedulable: true } });
+    h.api.failNext('patch', 'n1', new StatusError(409, 'Conflict', 'Operation cannot be fulfilled on nodes "n1": the object has been modified'));
+    await h.advance(1_000);
+    assert.deepEqual(taintsOf(await h.node('n1')), ['node.kubernetes.io/unschedulable:NoSchedule']);
+    const patches = h.api.actions.filter((a) => a.verb === 'patch' && a.resource === 'nodes' && a.name === 'n1' && a.user === user.name);
+    assert.equal(patches.length, 2, 'one conflict, one retry');
+    assert.ok(h.api.actions.some((a) => a.verb === 'get' && a.resource === 'nodes' && a.name === 'n1' && a.user === user.name), 'the retry reads the node again');
   });
 });
 
