@@ -21,6 +21,7 @@ import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
 import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
 import { StatefulSetController } from './statefulset/statefulset.js';
+import { TaintEvictionController } from './tainteviction/controller.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
@@ -131,6 +132,13 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['nodelifecycle'],
     identity: 'node-controller',
     init: (ctx) => new NodeLifecycleController({ ...ctx, config: ctx.nodeLifecycle }),
+  },
+  {
+    name: 'taint-eviction-controller',
+    aliases: [],
+    // Upstream runs it with the node-controller's client and cluster role.
+    identity: 'node-controller',
+    init: (ctx) => new TaintEvictionController(ctx),
   },
   {
     name: 'horizontal-pod-autoscaler-controller',

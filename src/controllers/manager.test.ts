@@ -31,6 +31,7 @@ test('every controller names the service account upstream runs it as', () => {
       'garbage-collector-controller': 'generic-garbage-collector',
       'node-lifecycle-controller': 'node-controller',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
+      'taint-eviction-controller': 'node-controller',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',
       'disruption-controller': 'disruption-controller',
       'endpoints-controller': 'endpoint-controller',

@@ -17,6 +17,7 @@ import type { EventRecorder } from '../../client/record/recorder.js';
 import { Periodic } from '../../util/periodic.js';
 import { QueueController, type ControllerOptions } from '../kit/controller.js';
 import { controllerEvents, type ControllerEvents } from '../kit/events.js';
+import { addPodNodeNameIndexer, POD_NODE_NAME_INDEX } from '../kit/pods.js';
 import {
   assessNodeHealth,
   computeZoneState,
@@ -68,7 +69,6 @@ const nodeHealthUpdateRetry = 5;
 const taintUpdateRetry = 5;
 /** A node with this label is left out of its zone's disruption count. */
 const labelNodeExcludeDisruption = 'node.kubernetes.io/exclude-disruption';
-const podsByNodeIndex = 'spec.nodeName';
 
 export interface NodeLifecycleControllerOptions extends ControllerOptions {
   config?: Partial<NodeLifecycleConfig>;
@@ -103,7 +103,7 @@ export class NodeLifecycleController {
     const nodeInformer = informers.informerFor<Node>(nodesInfo);
     const podInformer = informers.informerFor<Pod>(podsInfo);
     this.sources = [nodeInformer, podInformer, informers.informerFor<Lease>(leasesInfo)];
-    informers.addIndexers<Pod>(podsInfo, { [podsByNodeIndex]: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) });
+    addPodNodeNameIndexer(informers);
     this.nodes = informers.lister<Node>(nodesInfo);
     this.leases = informers.lister<Lease>(leasesInfo);
     this.pods = informers.lister<Pod>(podsInfo);
@@ -232,7 +232,7 @@ export class NodeLifecycleController {
       const becameNotReady = currentReady.status !== 'True' && observedReady.status === 'True';
       if (becameNotReady) this.nodeEvent(node, 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
       if (becameNotReady || (this.nodesToRetry.has(name) && observedReady.status !== 'True')) {
-        if (!(await this.markPodsNotReady(this.pods.byIndex(podsByNodeIndex, name), name))) {
+        if (!(await this.markPodsNotReady(this.pods.byIndex(POD_NODE_NAME_INDEX, name), name))) {
           this.nodesToRetry.add(name);
           return;
         }
