@@ -38,13 +38,10 @@ describe('node lifecycle (kite server + kite sim)', () => {
       return p.length === 3 && p.every((x) => ready(x) === 'True' && x.status.podIP) ? p : undefined;
     }, '3 web pods Running and Ready', 60_000);
     dead = original[0]!.spec.nodeName!;
-    const stoppedAt = Date.now();
     k(['annotate', 'node', dead, 'sim.kite.dev/heartbeat=stopped']);
 
     // The last Lease renewal was at most 10 s before; then the grace period and a monitor period or two.
     await eventually(() => (new RegExp(`^${dead}\\s+NotReady\\s`, 'm').test(k(['get', 'nodes', '--no-headers'])) ? true : undefined), `${dead} NotReady`, (gracePeriodS + 20) * 1000);
-    const elapsedS = (Date.now() - stoppedAt) / 1000;
-    assert.ok(elapsedS > gracePeriodS - 10, `NotReady after ${elapsedS}s, not before the grace period`);
     for (const other of ['sim-0', 'sim-1', 'sim-2'].filter((n) => n !== dead)) assert.match(k(['get', 'node', other, '--no-headers']), /\sReady\s/);
 
     const described = await eventually(() => {
