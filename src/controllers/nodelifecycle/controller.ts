@@ -11,7 +11,7 @@ import { findResource } from '../../api/resources.js';
 import { rfc3339 } from '../../api/time.js';
 import { zoneKey } from '../../api/topology.js';
 import { waitForCacheSync, type EventSource } from '../../client/factory.js';
-import { metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/indexer.js';
+import { metaNamespaceKeyFunc, splitMetaNamespaceKey, unwrapDeleted } from '../../client/indexer.js';
 import type { Lister } from '../../client/lister.js';
 import type { EventRecorder } from '../../client/record/recorder.js';
 import { Periodic } from '../../util/periodic.js';
@@ -115,6 +115,7 @@ export class NodeLifecycleController {
     nodeInformer.addEventHandler({
       onAdd: (node) => this.nodeUpdates.enqueue(node.metadata?.name ?? ''),
       onUpdate: (_old, node) => this.nodeUpdates.enqueue(node.metadata?.name ?? ''),
+      onDelete: (obj) => this.nodesToRetry.delete(unwrapDeleted(obj).metadata?.name ?? ''),
     });
     const podChanged = (old: Pod | undefined, pod: Pod) => {
       // Only a pod newly bound to a node needs a look (upstream's podUpdated).
