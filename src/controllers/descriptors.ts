@@ -16,6 +16,7 @@ import { EndpointSliceController } from './endpointslice/controller.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
+import { NodeLifecycleController, type NodeLifecycleConfig } from './nodelifecycle/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
 import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
@@ -44,6 +45,8 @@ export interface ControllerContext {
   horizontalPodAutoscalerSyncPeriodMs?: number;
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
+  /** The node lifecycle flags (--node-monitor-period, --node-eviction-rate, ...); unset ones take upstream's defaults. */
+  nodeLifecycle?: Partial<NodeLifecycleConfig>;
 }
 
 export interface ControllerDescriptor {
@@ -123,6 +126,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['podgc'],
     identity: 'pod-garbage-collector',
     init: (ctx) => new PodGCController(ctx),
+  },
+  {
+    name: 'node-lifecycle-controller',
+    aliases: ['nodelifecycle'],
+    identity: 'node-controller',
+    init: (ctx) => new NodeLifecycleController({ ...ctx, config: ctx.nodeLifecycle }),
   },
   {
     name: 'taint-eviction-controller',

@@ -29,6 +29,7 @@ test('every controller names the service account upstream runs it as', () => {
       'job-controller': 'job-controller',
       'ttl-after-finished-controller': 'ttl-after-finished-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
+      'node-lifecycle-controller': 'node-controller',
       'pod-garbage-collector-controller': 'pod-garbage-collector',
       'taint-eviction-controller': 'node-controller',
       'horizontal-pod-autoscaler-controller': 'horizontal-pod-autoscaler',
