@@ -27,7 +27,8 @@ export function nodeClient(client: Client): NodeClient {
   const nodes = client.resource('nodes');
   return {
     create: (node) => nodes.create(node),
-    get: (name) => nodes.get(name),
+    // From the API server's watch cache, as upstream's kubelet reads its node before each status update.
+    get: (name) => nodes.get(name, { resourceVersion: '0' }),
     patch: (name, patch) => nodes.patch(name, 'merge', patch),
     patchStatus: (name, patch) => nodes.patch(name, 'merge', patch, { subresource: 'status' }),
   };
@@ -66,7 +67,6 @@ export class NodeStatusManager {
   private loop?: Promise<void>;
   private registered?: Node;
   private readonly registeredWaiters: ((node: Node) => void)[] = [];
-  private lastReported?: NodeStatus;
   private lastReportTime = 0;
   private machineInfo?: MachineInfo;
 
@@ -134,7 +134,7 @@ export class NodeStatusManager {
     const { status, events } = await this.computeStatus(undefined);
     try {
       const created = await this.opts.client.create(initialNode(name, labels, status));
-      this.markReported(status, events);
+      this.markReported(events);
       return created;
     } catch (err) {
       if (!hasStatusCode(err, 409)) throw err;
@@ -142,7 +142,6 @@ export class NodeStatusManager {
     // A Node of this name exists (a restart, or registered before): keep it, put back the labels the
     // kubelet owns, and report at once, with transitions counted from the status it has.
     const existing = await this.opts.client.get(name);
-    this.lastReported = existing.status;
     this.lastReportTime = -Infinity;
     const drifted = Object.entries(labels).filter(([k, v]) => existing.metadata?.labels?.[k] !== v);
     if (drifted.length === 0) return existing;
@@ -154,20 +153,23 @@ export class NodeStatusManager {
     return this.machineInfo;
   }
 
-  /** One round of the status loop: compute, and write when changed or due. */
+  /**
+   * One round of the status loop: compute, and write when changed or due. Compared with the Node as
+   * the API has it, as upstream's tryUpdateNodeStatus: what others wrote (the node lifecycle
+   * controller's Unknown conditions while this kubelet was slow or away) is corrected at once.
+   */
   async syncNodeStatus(): Promise<void> {
     if (!this.registered) return;
-    const previous = this.lastReported;
+    const previous = (await this.opts.client.get(this.opts.cfg.nodeName)).status;
     const { status, events } = await this.computeStatus(previous);
     const due = this.opts.clock.now() >= this.lastReportTime + this.opts.cfg.nodeStatusReportFrequencyMs;
     if (!due && previous && !nodeStatusHasChanged(previous, status)) return;
     await this.opts.client.patchStatus(this.opts.cfg.nodeName, { status });
-    this.markReported(status, events);
+    this.markReported(events);
   }
 
-  /** Remembers what the API server has; condition events are recorded only once the status they describe is written. */
-  private markReported(status: NodeStatus, events: string[]): void {
-    this.lastReported = status;
+  /** Condition events are recorded only once the status they describe is written. */
+  private markReported(events: string[]): void {
     this.lastReportTime = this.opts.clock.now();
     for (const e of events) this.opts.recorder.event(this.nodeRef, 'Normal', e, `Node ${this.opts.cfg.nodeName} status is now: ${e}`);
   }
