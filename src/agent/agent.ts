@@ -185,8 +185,13 @@ export class Agent implements Service {
     await this.daemons.start();
   }
 
-  /** Stops the node daemons in reverse; containers keep running (a restarted agent adopts them). */
+  /**
+   * Stops the node daemons in reverse; containers keep running (a restarted agent adopts them) unless
+   * shutdownGracePeriod is set: then the kubelet first terminates the pods (graceful node shutdown),
+   * while the proxy and DNS still serve them.
+   */
   async stop(): Promise<void> {
+    await this.kubelet?.shutdownNode().catch((err: unknown) => this.opts.logger.error({ err }, 'graceful node shutdown'));
     await this.daemons?.stop();
     await this.informers?.shutdown();
     this.client?.close();

@@ -59,6 +59,16 @@ export function hasStatusCode(err: unknown, ...codes: number[]): err is StatusEr
   return err instanceof StatusError && codes.includes(err.code);
 }
 
+/** The request's answer, or undefined when it is 404 NotFound. */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (hasStatusCode(err, 404)) return undefined;
+    throw err;
+  }
+}
+
 /** "pods" or "deployments.apps": upstream's qualified resource in messages. */
 export interface QualifiedResource {
   group: string;

@@ -83,6 +83,8 @@ export interface ApiServerOptions {
   maxEndpointsPerSlice?: number;
   /** kube-controller-manager's --horizontal-pod-autoscaler-sync-period (ms). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** kube-controller-manager's node lifecycle flags (--node-monitor-grace-period, --node-eviction-rate, ...). */
+  nodeLifecycle?: ControllerManagerConfig['nodeLifecycle'];
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
   limits?: RequestLimits;
   /** --enable-admission-plugins / --disable-admission-plugins (default: upstream's default-on set). */
@@ -348,6 +350,7 @@ export class ApiServer implements Service {
       terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold,
       horizontalPodAutoscalerSyncPeriodMs: this.opts.horizontalPodAutoscalerSyncPeriodMs,
       maxEndpointsPerSlice: this.opts.maxEndpointsPerSlice,
+      nodeLifecycle: this.opts.nodeLifecycle,
     };
   }
 

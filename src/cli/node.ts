@@ -42,7 +42,9 @@ export const nodeUsage = `  agent    Join a cluster as a node: TLS bootstrap wit
            --cluster-dns IP[,IP]       the nameservers of ClusterFirst pods (default 10.96.0.10, the kube-dns Service)
            --cluster-domain DOMAIN     the cluster's DNS domain (default cluster.local)
            --config FILE               a KubeletConfiguration (kubelet.config.k8s.io/v1beta1): maxPods, clusterDNS, clusterDomain,
-                                       containerLogMaxSize/Files, crashLoopBackOff.maxContainerRestartPeriod, ...
+                                       containerLogMaxSize/Files, crashLoopBackOff.maxContainerRestartPeriod,
+                                       imageGCHigh/LowThresholdPercent, imageMinimum/MaximumGCAge,
+                                       shutdownGracePeriod(CriticalPods) (then a stop terminates the pods first), ...
            --cluster-dns-upstream IP[:PORT]  where the node's cluster DNS sends names outside the cluster domain
                                        (default: none, they get SERVFAIL)
   up       Bring up a cluster on this machine: the API server (server flags), its image registry, and an agent.

@@ -47,6 +47,37 @@ describe('kite server controller flags', () => {
   });
 });
 
+describe('kite server node lifecycle flags', () => {
+  it('passes only the flags given on, durations in milliseconds', () => {
+    assert.deepEqual(optionsOf().nodeLifecycle, {});
+    assert.deepEqual(
+      optionsOf(
+        '--node-monitor-period', '2s',
+        '--node-monitor-grace-period', '20s',
+        '--node-startup-grace-period', '1m30s',
+        '--node-eviction-rate', '0.5',
+        '--secondary-node-eviction-rate', '0',
+        '--large-cluster-size-threshold', '10',
+        '--unhealthy-zone-threshold', '.7',
+      ).nodeLifecycle,
+      { nodeMonitorPeriodMs: 2000, nodeMonitorGracePeriodMs: 20_000, nodeStartupGracePeriodMs: 90_000, nodeEvictionRate: 0.5, secondaryNodeEvictionRate: 0, largeClusterSizeThreshold: 10, unhealthyZoneThreshold: 0.7 },
+    );
+    assert.ok(optionsOf().controllerIdentities?.includes('node-controller'));
+  });
+
+  it('refuses bad values in one line', () => {
+    const cases: [string[], RegExp][] = [
+      [['--node-monitor-grace-period', '0s'], /^Error: --node-monitor-grace-period must be positive, got "0s"$/],
+      [['--node-monitor-period', 'often'], /^Error: invalid duration "often"$/],
+      [['--node-eviction-rate', '-1'], /^Error: --node-eviction-rate must be a non-negative number, got "-1"$/],
+      [['--secondary-node-eviction-rate', '1e3'], /^Error: --secondary-node-eviction-rate must be a non-negative number, got "1e3"$/],
+      [['--large-cluster-size-threshold', '5.5'], /^Error: --large-cluster-size-threshold must be a whole number, got "5.5"$/],
+      [['--unhealthy-zone-threshold', '1.5'], /^Error: --unhealthy-zone-threshold must be between 0 and 1, got 1.5$/],
+    ];
+    for (const [argv, error] of cases) assert.throws(() => optionsOf(...argv), error, argv.join(' '));
+  });
+});
+
 describe('kite server endpoint flags', () => {
   it('--max-endpoints-per-slice within 1..1000; --advertise-address an IP pods can reach', () => {
     assert.equal(optionsOf('--max-endpoints-per-slice', '50').maxEndpointsPerSlice, 50);

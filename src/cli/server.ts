@@ -26,6 +26,13 @@ export const serverUsage = `  server   Run the API server.
            --terminated-pod-gc-threshold N  terminated pods kept before the oldest are deleted (0: none deleted), default 12500
            --max-endpoints-per-slice N  endpoints per EndpointSlice the EndpointSlice controller writes (1-1000), default 100
            --horizontal-pod-autoscaler-sync-period DURATION  how often each HorizontalPodAutoscaler is reconciled, default 15s
+           --node-monitor-period DURATION  how often the node lifecycle controller checks node health, default 5s
+           --node-monitor-grace-period DURATION  silence before a node is marked Unknown (NotReady), default 50s
+           --node-startup-grace-period DURATION  how long a new node may go without posting status, default 1m0s
+           --node-eviction-rate RATE   nodes per second tainted for eviction in a healthy zone, default 0.1
+           --secondary-node-eviction-rate RATE  nodes per second in a partially disrupted large zone, default 0.01
+           --large-cluster-size-threshold N  nodes above which a zone is large (else its partial disruption stops tainting), default 50
+           --unhealthy-zone-threshold FRACTION  share of not-Ready nodes (at least 3) that disrupts a zone, default 0.55
            --metric-resolution DURATION  how often kubelets are scraped for metrics.k8s.io (kubectl top), default 15s
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
            --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
@@ -36,7 +43,9 @@ export const serverUsage = `  server   Run the API server.
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
 `;
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
+const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
+
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -53,6 +62,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     terminatedPodGCThreshold: wholeNumber(args, 'terminated-pod-gc-threshold'),
     maxEndpointsPerSlice: maxEndpointsPerSlice(args),
     horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
+    nodeLifecycle: nodeLifecycleOptions(args),
     controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),
     limits: requestLimits(args),
@@ -89,6 +99,30 @@ function wholeNumber(args: ParsedArgs, flag: string): number | undefined {
   const text = args.flags.get(flag);
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new Error(`--${flag} must be a whole number, got "${text}"`);
+  return Number(text);
+}
+
+/** kube-controller-manager's node lifecycle flags; only those given are set. */
+function nodeLifecycleOptions(args: ParsedArgs): NonNullable<ApiServerOptions['nodeLifecycle']> {
+  const unhealthyZoneThreshold = fraction(args, 'unhealthy-zone-threshold');
+  if (unhealthyZoneThreshold !== undefined && unhealthyZoneThreshold > 1) throw new Error(`--unhealthy-zone-threshold must be between 0 and 1, got ${unhealthyZoneThreshold}`);
+  const given = {
+    nodeMonitorPeriodMs: positiveDuration(args, 'node-monitor-period'),
+    nodeMonitorGracePeriodMs: positiveDuration(args, 'node-monitor-grace-period'),
+    nodeStartupGracePeriodMs: positiveDuration(args, 'node-startup-grace-period'),
+    nodeEvictionRate: fraction(args, 'node-eviction-rate'),
+    secondaryNodeEvictionRate: fraction(args, 'secondary-node-eviction-rate'),
+    largeClusterSizeThreshold: wholeNumber(args, 'large-cluster-size-threshold'),
+    unhealthyZoneThreshold,
+  };
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+}
+
+/** A flag that takes a non-negative decimal number ("0.1"); undefined when it is not given. */
+function fraction(args: ParsedArgs, flag: string): number | undefined {
+  const text = args.flags.get(flag);
+  if (text === undefined) return undefined;
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(text)) throw new Error(`--${flag} must be a non-negative number, got "${text}"`);
   return Number(text);
 }
 

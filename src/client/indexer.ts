@@ -70,6 +70,10 @@ export class Indexer<T extends MetaObject = MetaObject> {
     }
   }
 
+  hasIndex(indexName: string): boolean {
+    return this.indexers.has(indexName);
+  }
+
   /** Adds or replaces the object under its key. */
   add(obj: T): void {
     const key = this.keyFunc(obj);

@@ -16,10 +16,12 @@ import { EndpointSliceController } from './endpointslice/controller.js';
 import { GarbageCollector } from './garbagecollector/garbagecollector.js';
 import { JobController } from './job/job.js';
 import { NamespaceController } from './namespace/controller.js';
+import { NodeLifecycleController, type NodeLifecycleConfig } from './nodelifecycle/controller.js';
 import { PodGCController } from './podgc/controller.js';
 import { ReplicaSetController } from './replicaset/replicaset.js';
 import { ReplicationManager } from './replicationcontroller/replicationcontroller.js';
 import { StatefulSetController } from './statefulset/statefulset.js';
+import { TaintEvictionController } from './tainteviction/controller.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
@@ -43,6 +45,8 @@ export interface ControllerContext {
   horizontalPodAutoscalerSyncPeriodMs?: number;
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
+  /** The node lifecycle flags (--node-monitor-period, --node-eviction-rate, ...); unset ones take upstream's defaults. */
+  nodeLifecycle?: Partial<NodeLifecycleConfig>;
 }
 
 export interface ControllerDescriptor {
@@ -122,6 +126,19 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['podgc'],
     identity: 'pod-garbage-collector',
     init: (ctx) => new PodGCController(ctx),
+  },
+  {
+    name: 'node-lifecycle-controller',
+    aliases: ['nodelifecycle'],
+    identity: 'node-controller',
+    init: (ctx) => new NodeLifecycleController({ ...ctx, config: ctx.nodeLifecycle }),
+  },
+  {
+    name: 'taint-eviction-controller',
+    aliases: [],
+    // Upstream runs it with the node-controller's client and cluster role.
+    identity: 'node-controller',
+    init: (ctx) => new TaintEvictionController(ctx),
   },
   {
     name: 'horizontal-pod-autoscaler-controller',

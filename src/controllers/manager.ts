@@ -7,6 +7,7 @@ import { RestClient, type RestConfig } from '../client/rest.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { Service } from '../util/lifecycle.js';
+import type { NodeLifecycleConfig } from './nodelifecycle/controller.js';
 import { controllerDescriptors, defaultControllers, isControllerEnabled, validateControllers, type RunnableController } from './descriptors.js';
 
 /** What `kite server` hands the controller manager's thread besides the API config. */
@@ -22,6 +23,8 @@ export interface ControllerManagerConfig {
   horizontalPodAutoscalerSyncPeriodMs?: number;
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
+  /** The node lifecycle controller's flags. */
+  nodeLifecycle?: Partial<NodeLifecycleConfig>;
   /** A token per controller identity (its service account's); a controller without one uses the manager's. */
   serviceAccountTokens?: Readonly<Record<string, string>>;
 }

@@ -2,9 +2,9 @@
 // and Namespaces (as CoreDNS's kubernetes plugin watches them), served by a DnsServer on the node's
 // gateway address, and the node's own EndpointSlice of the `kube-dns` Service, so the node's
 // proxy (internalTrafficPolicy: Local) sends the node's pods to this server through 10.96.0.10.
-import type { EndpointSlice, Namespace, Service as KubeService } from '../api/types.js';
+import type { EndpointSlice, Namespace, Node, Service as KubeService } from '../api/types.js';
 import { resourceNamed } from '../api/kinds.js';
-import { isStatusError } from '../api/errors.js';
+import { unlessNotFound } from '../api/errors.js';
 import type { Client } from '../client/client.js';
 import type { SharedInformerFactory } from '../client/factory.js';
 import type { SharedInformer } from '../client/informer.js';
@@ -24,6 +24,8 @@ export const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
 export const clusterDnsManager = 'cluster-dns.kite.io';
 /** How long start() waits for the caches, as CoreDNS waits for the API before serving (then serves anyway). */
 const startupSyncMs = 5000;
+/** How often a node's DNS looks for its Node object to own its slice, until the kubelet has registered it. */
+const ownerPollMs = 2000;
 export const dnsNamespace = 'kube-system';
 export const dnsServiceName = 'kube-dns';
 
@@ -167,14 +169,16 @@ export function nodeDnsEndpointSlice(nodeName: string, address: string): Endpoin
   };
 }
 
-/** Whether the slice carries what we want of it (other labels and fields may be added by others). */
+/** Whether the slice carries what we want of it (other labels, owners and fields may be added by others). */
 function holds(have: EndpointSlice, want: EndpointSlice): boolean {
   const labels = have.metadata?.labels ?? {};
+  const owners = have.metadata?.ownerReferences ?? [];
   const [ep] = have.endpoints ?? [];
   const wantEp = want.endpoints[0]!;
   const port = (p: { name?: string; port?: number; protocol?: string }) => `${p.name}/${p.port}/${p.protocol ?? 'TCP'}`;
   return (
     Object.entries(want.metadata!.labels!).every(([k, v]) => labels[k] === v) &&
+    (want.metadata!.ownerReferences ?? []).every((w) => owners.some((o) => o.uid === w.uid)) &&
     have.addressType === want.addressType &&
     have.endpoints?.length === 1 &&
     ep!.addresses.length === 1 &&
@@ -199,9 +203,11 @@ interface NodeDnsEndpointsOptions {
 /**
  * Keeps kube-system/kube-dns-<node>: written at start, rewritten when someone changes or deletes it
  * (seen through the shared EndpointSlice informer), retried with backoff when the API is away.
+ * The Node owns it once it is registered (the kubelet registers it after DNS starts, so until then
+ * it is looked for every few seconds): deleting the Node lets the garbage collector remove it.
  */
 class NodeDnsEndpoints {
-  private readonly want: EndpointSlice;
+  private want: EndpointSlice;
   private readonly key: string;
   private running = false;
   private again = false;
@@ -238,8 +244,9 @@ class NodeDnsEndpoints {
     }
     this.running = true;
     this.ensure().then(
-      () => {
+      (owned) => {
         this.backoffMs = 0;
+        if (!owned) this.retry = this.opts.clock.setTimer(ownerPollMs, () => this.sync());
         this.finish();
       },
       (err: unknown) => {
@@ -259,25 +266,34 @@ class NodeDnsEndpoints {
     }
   }
 
-  private async ensure(): Promise<void> {
-    const slices = this.opts.client.resource('endpointslices.discovery.k8s.io').namespace(dnsNamespace);
-    let have: EndpointSlice | undefined;
-    try {
-      have = await slices.get(this.want.metadata!.name!);
-    } catch (err) {
-      if (!isStatusError(err) || err.code !== 404) throw err;
+  /** Writes the slice if it differs; whether it names its Node as owner. */
+  private async ensure(): Promise<boolean> {
+    if (!this.want.metadata!.ownerReferences) {
+      const node = (await unlessNotFound(this.opts.client.resource('nodes').get(this.opts.name))) as Node | undefined;
+      const uid = node?.metadata?.uid;
+      if (uid) this.want = { ...this.want, metadata: { ...this.want.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.opts.name, uid }] } };
     }
+    const owned = !!this.want.metadata!.ownerReferences;
+    const slices = this.opts.client.resource('endpointslices.discovery.k8s.io').namespace(dnsNamespace);
+    const have = (await unlessNotFound(slices.get(this.want.metadata!.name!))) as EndpointSlice | undefined;
     if (!have) {
       await slices.create(this.want);
-      return;
+      return owned;
     }
-    if (holds(have, this.want)) return;
+    if (holds(have, this.want)) return owned;
+    const owners = (have.metadata?.ownerReferences ?? []).filter((o) => !(o.kind === 'Node' && o.name === this.opts.name));
     await slices.update({
       ...have,
-      metadata: { ...have.metadata, labels: { ...have.metadata?.labels, ...this.want.metadata!.labels } },
+      metadata: {
+        ...have.metadata,
+        labels: { ...have.metadata?.labels, ...this.want.metadata!.labels },
+        ownerReferences: owned ? [...owners, ...this.want.metadata!.ownerReferences!] : have.metadata?.ownerReferences,
+      },
       addressType: this.want.addressType,
       endpoints: this.want.endpoints,
       ports: this.want.ports,
     });
+    return owned;
   }
 }
+

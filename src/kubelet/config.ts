@@ -51,6 +51,24 @@ export interface KubeletConfig {
   evictionMaxPodGracePeriod: number;
   /** How long a pressure condition stays after its threshold was last met (upstream 5 minutes). */
   evictionPressureTransitionPeriodMs: number;
+  /** Image GC: at this image filesystem usage, free down to the low threshold (upstream 85 / 80). */
+  imageGCHighThresholdPercent: number;
+  imageGCLowThresholdPercent: number;
+  /** Images detected more recently are not collected (upstream imageMinimumGCAge, 2m). */
+  imageMinimumGCAgeMs: number;
+  /** Images unused this long are collected whatever the usage; 0 = off (upstream imageMaximumGCAge). */
+  imageMaximumGCAgeMs: number;
+  /**
+   * Dead-container GC (upstream's --minimum-container-ttl-duration, --maximum-dead-containers-per-container,
+   * --maximum-dead-containers; not KubeletConfiguration fields): 0, 1 and -1 (no limit), as upstream.
+   */
+  minimumContainerTTLMs: number;
+  maxPerPodContainer: number;
+  maxContainers: number;
+  /** Graceful node shutdown: pods are terminated when the agent stops; 0 = off (upstream shutdownGracePeriod). */
+  shutdownGracePeriodMs: number;
+  /** The part of shutdownGracePeriod kept for critical pods, terminated last (upstream shutdownGracePeriodCriticalPods). */
+  shutdownGracePeriodCriticalPodsMs: number;
 }
 
 /** The kube-dns Service's ClusterIP in kite's service range 10.96.0.0/12. */
@@ -83,6 +101,15 @@ export function defaultKubeletConfig(overrides: Partial<KubeletConfig> & Pick<Ku
     evictionMinimumReclaim: {},
     evictionMaxPodGracePeriod: 0,
     evictionPressureTransitionPeriodMs: 5 * 60_000,
+    imageGCHighThresholdPercent: 85,
+    imageGCLowThresholdPercent: 80,
+    imageMinimumGCAgeMs: 2 * 60_000,
+    imageMaximumGCAgeMs: 0,
+    minimumContainerTTLMs: 0,
+    maxPerPodContainer: 1,
+    maxContainers: -1,
+    shutdownGracePeriodMs: 0,
+    shutdownGracePeriodCriticalPodsMs: 0,
     ...overrides,
   };
 }

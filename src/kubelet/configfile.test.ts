@@ -57,4 +57,21 @@ describe('KubeletConfiguration file', () => {
     ];
     for (const [text, err] of bad) assert.throws(() => parseKubeletConfiguration(header + text, 'f'), err, text);
   });
+
+  it('reads image GC and graceful shutdown settings with upstream validation', () => {
+    assert.deepEqual(
+      parseKubeletConfiguration(header + 'imageGCHighThresholdPercent: 90\nimageGCLowThresholdPercent: 70\nimageMinimumGCAge: 1m\nimageMaximumGCAge: 2h\nshutdownGracePeriod: 20s\nshutdownGracePeriodCriticalPods: 10s\n', 'f'),
+      { imageGCHighThresholdPercent: 90, imageGCLowThresholdPercent: 70, imageMinimumGCAgeMs: 60_000, imageMaximumGCAgeMs: 7_200_000, shutdownGracePeriodMs: 20_000, shutdownGracePeriodCriticalPodsMs: 10_000 },
+    );
+    const refused: [string, RegExp][] = [
+      ['imageGCHighThresholdPercent: 101', /imageGCHighThresholdPercent \(--image-gc-high-threshold\) 101 must be between 0 and 100, inclusive/],
+      ['imageGCLowThresholdPercent: -1', /imageGCLowThresholdPercent \(--image-gc-low-threshold\) -1 must be between 0 and 100/],
+      ['imageGCLowThresholdPercent: 85', /imageGCLowThresholdPercent \(--image-gc-low-threshold\) 85 must be less than imageGCHighThresholdPercent \(--image-gc-high-threshold\) 85/],
+      ['imageMaximumGCAge: 1m', /imageMaximumGCAge 1m0s must be greater than imageMinimumGCAge 2m0s/],
+      ['shutdownGracePeriodCriticalPods: 10s', /shutdownGracePeriodCriticalPods 10s must be <= shutdownGracePeriod 0s/],
+      ['shutdownGracePeriod: 1500ms', /must be whole seconds/],
+      ['shutdownGracePeriod: 20', /shutdownGracePeriod: expected a duration string/],
+    ];
+    for (const [line, err] of refused) assert.throws(() => parseKubeletConfiguration(header + line + '\n', 'f'), err, line);
+  });
 });

@@ -3,10 +3,10 @@
 // an error naming it, not silently ignored.
 import { isIP } from 'node:net';
 import { parse } from 'yaml';
-import { parseDuration } from '../api/duration.js';
+import { goDuration, parseDuration } from '../api/duration.js';
 import { parseQuantity } from '../api/quantity.js';
-import type { KubeletConfig } from './config.js';
-import { DEFAULT_EVICTION_HARD, parseThresholdConfig } from './eviction/thresholds.js';
+import { defaultKubeletConfig, type KubeletConfig } from './config.js';
+import { parseThresholdConfig } from './eviction/thresholds.js';
 
 const API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 const KIND = 'KubeletConfiguration';
@@ -27,6 +27,13 @@ const signalMap = (key: 'evictionHard' | 'evictionSoft' | 'evictionSoftGracePeri
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${path}: expected a map of eviction signal to string`);
   for (const [k, val] of Object.entries(v)) if (typeof val !== 'string') throw new Error(`${path}.${k}: expected a string, got ${JSON.stringify(val)}`);
   return { [key]: { ...(v as Record<string, string>) } };
+};
+
+const percent = (key: keyof KubeletConfig, flag: string): Setter => (v, path) => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 100) {
+    throw new Error(`invalid configuration: ${path} (--${flag}) ${JSON.stringify(v)} must be between 0 and 100, inclusive`);
+  }
+  return { [key]: v };
 };
 
 const fields: Record<string, Setter> = {
@@ -57,6 +64,12 @@ const fields: Record<string, Setter> = {
   evictionMinimumReclaim: signalMap('evictionMinimumReclaim'),
   evictionMaxPodGracePeriod: integer('evictionMaxPodGracePeriod', 0),
   evictionPressureTransitionPeriod: duration('evictionPressureTransitionPeriodMs'),
+  imageGCHighThresholdPercent: percent('imageGCHighThresholdPercent', 'image-gc-high-threshold'),
+  imageGCLowThresholdPercent: percent('imageGCLowThresholdPercent', 'image-gc-low-threshold'),
+  imageMinimumGCAge: duration('imageMinimumGCAgeMs'),
+  imageMaximumGCAge: duration('imageMaximumGCAgeMs'),
+  shutdownGracePeriod: duration('shutdownGracePeriodMs'),
+  shutdownGracePeriodCriticalPods: duration('shutdownGracePeriodCriticalPodsMs'),
   // Upstream's KubeletCrashLoopBackOffMax: the cap of the restart back-off.
   crashLoopBackOff: (v, path) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${path}: expected an object`);
@@ -96,16 +109,31 @@ export function parseKubeletConfiguration(text: string, source: string): Partial
   if (out.crashLoopBackOffMaxMs !== undefined && out.crashLoopBackOffMaxMs < 1000) {
     throw new Error(`${source}: crashLoopBackOff.maxContainerRestartPeriod must be at least 1s`);
   }
+  const full = defaultKubeletConfig({ nodeName: '', rootDir: '', ...out });
   // As the kubelet does at start-up (ParseThresholdConfig): a bad signal or value is an error now.
   try {
-    parseThresholdConfig({
-      evictionHard: out.evictionHard ?? DEFAULT_EVICTION_HARD,
-      evictionSoft: out.evictionSoft ?? {},
-      evictionSoftGracePeriod: out.evictionSoftGracePeriod ?? {},
-      evictionMinimumReclaim: out.evictionMinimumReclaim ?? {},
-    });
+    parseThresholdConfig(full);
   } catch (err) {
     throw new Error(`${source}: ${(err as Error).message}`, { cause: err });
   }
+  const problem = crossFieldProblem(full);
+  if (problem) throw new Error(`${source}: invalid configuration: ${problem}`);
   return out;
+}
+
+/** Upstream's ValidateKubeletConfiguration rules that relate two fields (defaults filling the unset one). */
+function crossFieldProblem(cfg: KubeletConfig): string | undefined {
+  if (cfg.imageGCLowThresholdPercent >= cfg.imageGCHighThresholdPercent) {
+    return `imageGCLowThresholdPercent (--image-gc-low-threshold) ${cfg.imageGCLowThresholdPercent} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${cfg.imageGCHighThresholdPercent}`;
+  }
+  if (cfg.imageMaximumGCAgeMs !== 0 && cfg.imageMaximumGCAgeMs <= cfg.imageMinimumGCAgeMs) {
+    return `imageMaximumGCAge ${goDuration(cfg.imageMaximumGCAgeMs)} must be greater than imageMinimumGCAge ${goDuration(cfg.imageMinimumGCAgeMs)}`;
+  }
+  if (cfg.shutdownGracePeriodCriticalPodsMs > cfg.shutdownGracePeriodMs) {
+    return `shutdownGracePeriodCriticalPods ${goDuration(cfg.shutdownGracePeriodCriticalPodsMs)} must be <= shutdownGracePeriod ${goDuration(cfg.shutdownGracePeriodMs)}`;
+  }
+  if (cfg.shutdownGracePeriodMs % 1000 !== 0 || cfg.shutdownGracePeriodCriticalPodsMs % 1000 !== 0) {
+    return 'shutdownGracePeriod and shutdownGracePeriodCriticalPods must be whole seconds';
+  }
+  return undefined;
 }

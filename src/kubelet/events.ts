@@ -55,3 +55,10 @@ export const CONTAINER_PROBE_WARNING = 'ProbeWarning';
 export const FAILED_SYNC = 'FailedSync';
 export const FAILED_POST_START_HOOK = 'FailedPostStartHook';
 export const FAILED_PRE_STOP_HOOK = 'FailedPreStopHook';
+
+// Garbage collection and node shutdown events (on the Node).
+export const INVALID_DISK_CAPACITY = 'InvalidDiskCapacity';
+export const FREE_DISK_SPACE_FAILED = 'FreeDiskSpaceFailed';
+export const IMAGE_GC_FAILED = 'ImageGCFailed';
+export const CONTAINER_GC_FAILED = 'ContainerGCFailed';
+export const NODE_SHUTDOWN = 'Shutdown';

@@ -33,18 +33,20 @@ import { MINIMUM_GRACE_PERIOD_SECONDS } from './kuberuntime/grace.js';
 import { getPodRuntimeState, type RuntimeStateOptions } from './kuberuntime/runtime-state.js';
 import { POD_UID_LABEL } from './kuberuntime/labels.js';
 import { KubeletImageManager } from './images/manager.js';
+import { ImageGCManager, imageFsStats } from './images/gc.js';
+import { ContainerGC } from './kuberuntime/gc.js';
+import { NodeShutdownManager } from './nodeshutdown/manager.js';
 import { KubeletVolumeManager } from './volumes/manager.js';
 import { StatusManager, podStatusClient } from './status/manager.js';
 import { PodWorkers } from './podworkers/workers.js';
 import { KubeletPodSyncer } from './podworkers/sync.js';
 import { Pleg } from './podworkers/pleg.js';
-import { NodeStatusManager, nodeClient } from './node/status.js';
+import { NodeStatusManager, nodeClient, nodeRef } from './node/status.js';
 import { NodeLeaseController, leaseClient } from './node/lease.js';
 import { readMachineInfo, type MachineInfo } from './node/machine.js';
 import { EvictionManager } from './eviction/manager.js';
 import { HostEvictionStats } from './eviction/summary.js';
 import { hardEvictionReservation, hardThresholds, parseThresholdConfig } from './eviction/thresholds.js';
-import type { ContainerGC, ImageGC } from './eviction/types.js';
 import { podDir } from './volumes/manager.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
 import { CRIStatsProvider } from './stats/cri.js';
@@ -65,13 +67,7 @@ export interface KubeletOptions {
   runtime: Runtime;
   clock: Clock;
   logger: Logger;
-  /** What the eviction manager reclaims disk with before evicting pods; nothing when unset. */
-  imageGC?: ImageGC;
-  containerGC?: ContainerGC;
 }
-
-const noImageGC: ImageGC = { deleteUnusedImages: () => Promise.resolve(0) };
-const noContainerGC: ContainerGC = { deleteAllUnusedContainers: () => Promise.resolve() };
 
 /** Housekeeping (upstream HandlePodCleanups every 2 s): forget finished workers, stop orphans. */
 const HOUSEKEEPING_PERIOD_MS = 2_000;
@@ -107,6 +103,10 @@ export class Kubelet implements KubeletHost, Service {
     },
   };
   private readonly housekeeping: Periodic;
+  /** Image and dead-container garbage collection; the eviction manager reclaims through them too. */
+  readonly imageGC: ImageGCManager;
+  readonly containerGC: ContainerGC;
+  private readonly nodeShutdown: NodeShutdownManager;
   private node?: Node;
   private stopped = false;
 
@@ -169,6 +169,16 @@ export class Kubelet implements KubeletHost, Service {
       nodeUID: () => this.node?.metadata?.uid,
       onError: (err) => logger.warn({ err }, 'node lease'),
     });
+    const gcCommon = { clock, recorder: this.recorder, nodeRef: nodeRef(cfg.nodeName), log };
+    this.imageGC = new ImageGCManager({ runtime: this.runtime, imageFsStats: () => imageFsStats(this.runtime), policy: cfg, pauseImage: cfg.podInfraContainerImage, ...gcCommon });
+    this.containerGC = new ContainerGC({ runtime: this.runtime, pods: this.workers, allSourcesReady: () => this.informer.hasSynced(), cfg, ...gcCommon });
+    this.nodeShutdown = new NodeShutdownManager({
+      cfg,
+      activePods: () => this.workers.activePods(),
+      killPod: (pod, gracePeriodSeconds, podStatusFn) => new Promise((completed) => this.workers.updatePod({ type: 'kill', pod, gracePeriodSeconds, podStatusFn, completed })),
+      syncNodeStatus: async () => this.nodeStatus?.syncNodeStatus(),
+      ...gcCommon,
+    });
     this.eviction = new EvictionManager({
       thresholds: parseThresholdConfig(cfg),
       pressureTransitionPeriodMs: cfg.evictionPressureTransitionPeriodMs,
@@ -188,21 +198,15 @@ export class Kubelet implements KubeletHost, Service {
         cgroupRoot: cfg.cgroupRoot,
       }),
       killer: {
-        // As upstream's killPodNow with a status function: the status first, then the kill with the eviction's grace period.
-        evictPod: (pod, gracePeriodSeconds, status) => {
-          this.status.setPodStatus(pod, status);
-          this.workers.updatePod({ type: 'kill', pod: { ...pod, status }, gracePeriodSeconds });
-        },
+        // As upstream's killPodNow: the kill with the eviction's grace period, the status function applied to every status written.
+        evictPod: (pod, gracePeriodSeconds, podStatusFn) => this.workers.updatePod({ type: 'kill', pod, gracePeriodSeconds, podStatusFn }),
       },
       activePods: () => this.workers.activePods(),
       // Terminated, and its directory (volumes, memory-backed ones included) removed.
       podCleanedUp: async (pod) => this.workers.state(pod.metadata?.uid ?? '') === 'terminated' && !existsSync(podDir(cfg.rootDir, pod.metadata?.uid ?? '')),
-      imageGC: opts.imageGC ?? noImageGC,
-      containerGC: opts.containerGC ?? noContainerGC,
-      recorder: this.recorder,
-      nodeRef: { kind: 'Node', name: cfg.nodeName, uid: cfg.nodeName },
-      clock,
-      log,
+      imageGC: this.imageGC,
+      containerGC: this.containerGC,
+      ...gcCommon,
     });
     this.logs = new ContainerLogManager({ runtime: this.runtime, clock, logger, maxSize: cfg.containerLogMaxSize, maxFiles: cfg.containerLogMaxFiles });
   }
@@ -229,6 +233,7 @@ export class Kubelet implements KubeletHost, Service {
       machine: () => this.machine(),
       pressure: () => this.eviction.pressure(),
       kubeletPort: this.server.port,
+      shutdownStatus: () => this.nodeShutdown.shutdownStatus(),
       onError: (err) => logger.warn({ err }, 'node status'),
     });
     this.nodeStatus.start();
@@ -253,8 +258,21 @@ export class Kubelet implements KubeletHost, Service {
     this.pleg.start();
     this.logs.start();
     this.eviction.start();
+    this.containerGC.start();
+    this.imageGC.start();
     // A stop() during start-up wins: housekeeping must not begin after it.
     if (!this.stopped) this.housekeeping.start();
+  }
+
+  /**
+   * Graceful node shutdown, before stop(): with shutdownGracePeriod set, the node turns not ready and
+   * its pods are terminated (critical ones last) and reported Failed; otherwise nothing happens.
+   */
+  async shutdownNode(): Promise<void> {
+    if (!this.nodeShutdown.enabled) return;
+    await this.nodeShutdown.shutdown();
+    // The pods' final statuses reach the API server before the kubelet stops writing.
+    await this.status.idle();
   }
 
   /** Stops watching and reporting; containers keep running, as when upstream's kubelet stops. */
@@ -262,6 +280,8 @@ export class Kubelet implements KubeletHost, Service {
     this.stopped = true;
     await this.housekeeping.stop();
     await this.eviction.stop();
+    await this.containerGC.stop();
+    await this.imageGC.stop();
     await this.informer.stop();
     await this.services.stop();
     await this.pleg.stop();
@@ -295,9 +315,10 @@ export class Kubelet implements KubeletHost, Service {
     if (this.workers.state(uid) !== undefined) return this.handlePodUpdate(pod);
     // Pods already finished or being deleted are not admitted again; they only get cleaned up.
     if (!pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase) && this.node) {
-      // The eviction manager's admit handler comes first, as upstream registers it.
-      const evictionResult = this.eviction.admit(pod);
-      const result = evictionResult.admit ? admitPod(pod, this.node, this.workers.activePods()) : evictionResult;
+      // Upstream's admit handlers in the order it registers them: eviction, node shutdown, predicates.
+      let result = this.eviction.admit(pod);
+      if (result.admit) result = this.nodeShutdown.admit();
+      if (result.admit) result = admitPod(pod, this.node, this.workers.activePods());
       if (!result.admit) {
         const status = rejectedPodStatus(pod, result);
         this.recorder.event(podRef(pod), 'Warning', result.reason, result.message);

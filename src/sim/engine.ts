@@ -36,6 +36,8 @@ export interface StageEngineOptions<T> {
   random?: () => number;
   /** Concurrent syncs; each holds at most one request in flight. */
   workers?: number;
+  /** Objects not to play for now (e.g. of a node whose heartbeat is stopped); observe() them again to resume. */
+  paused?: (obj: T) => boolean;
 }
 
 interface Plan {
@@ -148,6 +150,12 @@ export class StageEngine<T extends MetaObject> {
     const obj = this.opts.get(key);
     if (!obj) {
       this.forget(key);
+      return;
+    }
+    if (this.opts.paused?.(obj)) {
+      // Whatever was due waits: nothing is played until the object is observed unpaused.
+      this.due.cancel(key);
+      this.plans.delete(key);
       return;
     }
     const rv = revision(obj);

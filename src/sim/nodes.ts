@@ -45,20 +45,21 @@ export interface NodeFleetOptions {
 
 export const nodeName = (index: number): string => `sim-${index}`;
 
-
-
 export class NodeFleet {
   readonly names: readonly string[];
   private readonly index: Map<string, number>;
   private readonly uids: (string | undefined)[];
   private readonly leases: (Lease | undefined)[];
   private readonly renewing = new Set<number>();
+  // Nodes whose kubelet plays dead: no Lease renewals.
+  private readonly silent = new Set<number>();
+  private readonly first: number;
   private readonly wheel: DueQueue<number>;
   private readonly abort = new AbortController();
   private readonly random: () => number;
 
   constructor(private readonly opts: NodeFleetOptions) {
-    const first = opts.first ?? 0;
+    const first = (this.first = opts.first ?? 0);
     this.names = Array.from({ length: opts.count }, (_, i) => nodeName(first + i));
     this.index = new Map(this.names.map((n, i) => [n, first + i]));
     this.uids = new Array(opts.count);
@@ -90,6 +91,19 @@ export class NodeFleet {
   /** Registers every node (an existing one is adopted); each starts its lease renewals once registered. */
   async register(): Promise<void> {
     await Promise.all(this.names.map((_, i) => this.registerOne(i)));
+  }
+
+  /** Stops or resumes a node's Lease renewals; a resumed node renews at once. */
+  setHeartbeat(name: string, beating: boolean): void {
+    const global = this.index.get(name);
+    if (global === undefined) return;
+    const i = global - this.first;
+    if (!beating) {
+      this.silent.add(i);
+      this.wheel.cancel(i);
+    } else if (this.silent.delete(i) && this.uids[i] !== undefined) {
+      this.wheel.schedule(i, this.opts.clock.now());
+    }
   }
 
   stop(): void {
@@ -126,6 +140,7 @@ export class NodeFleet {
   }
 
   private renew(i: number): void {
+    if (this.silent.has(i)) return;
     this.wheel.schedule(i, this.opts.clock.now() + LEASE_RENEW_INTERVAL_MS);
     // A renewal still waiting for the server is not doubled up.
     if (this.renewing.has(i)) return;

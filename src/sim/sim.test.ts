@@ -7,8 +7,8 @@ import { pino } from 'pino';
 import type { Pod } from '../api/types.js';
 import { summarizePod } from '../api/pod/status.js';
 import { FakeClock } from '../util/clock.js';
-import { rfc3339 } from '../api/time.js';
-import { startSim } from './sim.js';
+import { microTime, rfc3339 } from '../api/time.js';
+import { heartbeatStopped, startSim } from './sim.js';
 import { FakeSimApi } from './testing.js';
 
 const logger = pino({ level: 'silent' });
@@ -325,5 +325,66 @@ test('slow-start scenario: ContainerCreating for the annotated delay', async () 
   assert.equal(status(api.pod('default', 'slow')), 'ContainerCreating');
   await clock.advance(1);
   assert.equal(status(api.pod('default', 'slow')), 'Running');
+  await handle.stop();
+});
+
+test('heartbeat annotation: a stopped node renews no Lease and plays no stage; removed, it resumes at once', async () => {
+  const { api, clock, handle } = await run();
+  api.addPod(pod('web'));
+  await clock.advance(200);
+  assert.equal(api.pod('default', 'web')!.status?.phase, 'Running');
+  const renewTime = (n: string) => api.leaseTable.items.get(`kube-node-lease/${n}`)?.spec?.renewTime;
+  const annotate = (annotations: Record<string, string> | undefined) => {
+    const n = api.nodeTable.items.get('sim-0')!;
+    api.nodeTable.put({ ...n, metadata: { ...n.metadata, annotations } }, 'MODIFIED');
+  };
+  annotate({ 'sim.kite.dev/heartbeat': 'stopped' });
+  await clock.advance(0);
+  const lastRenewal = renewTime('sim-0');
+  await clock.advance(30_000);
+  assert.equal(renewTime('sim-0'), lastRenewal, 'no renewal while stopped');
+  assert.notEqual(renewTime('sim-1'), lastRenewal, 'the other node renews');
+
+  // The node lifecycle controller marks it Unknown: nothing reports it Ready again.
+  const n = api.nodeTable.items.get('sim-0')!;
+  api.nodeTable.put({ ...n, status: { ...n.status, conditions: n.status!.conditions!.map((c) => ({ ...c, status: 'Unknown' })) } }, 'MODIFIED');
+  // Its pods neither finish a deletion nor start.
+  api.markDeleted('default', 'web', rfc3339(clock.now()));
+  api.addPod(pod('late'));
+  const patches = api.count('patchNodeStatus') + api.count('patchPodStatus');
+  await clock.advance(10_000);
+  assert.equal(api.nodeTable.items.get('sim-0')!.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'Unknown');
+  assert.equal(api.pod('default', 'web')!.status?.phase, 'Running', 'stays Terminating');
+  assert.equal(api.pod('default', 'late')!.status?.phase, 'Pending');
+  assert.equal(api.count('patchNodeStatus') + api.count('patchPodStatus'), patches);
+
+  annotate(undefined);
+  await clock.advance(0);
+  assert.equal(renewTime('sim-0'), microTime(clock.now()), 'renewed at once');
+  assert.equal(api.nodeTable.items.get('sim-0')!.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  await clock.advance(1_000);
+  assert.equal(api.pod('default', 'web'), undefined, 'the deletion is finished');
+  assert.equal(api.pod('default', 'late')!.status?.phase, 'Running');
+  await handle.stop();
+});
+
+test('heartbeat annotation values', () => {
+  const cases: [Record<string, string> | undefined, boolean, string | undefined][] = [
+    [undefined, false, undefined],
+    [{ 'sim.kite.dev/heartbeat': 'stopped' }, true, undefined],
+    [{ 'sim.kite.dev/heartbeat': 'Stopped' }, false, 'annotation sim.kite.dev/heartbeat must be "stopped" (or absent), got "Stopped"'],
+    [{ 'sim.kite.dev/heartbeat': '' }, false, 'annotation sim.kite.dev/heartbeat must be "stopped" (or absent), got ""'],
+  ];
+  for (const [annotations, stopped, error] of cases) assert.deepEqual(heartbeatStopped({ metadata: { annotations } }), error ? { stopped, error } : { stopped });
+});
+
+test('heartbeat annotation: another value is reported and the node runs on', async () => {
+  const { api, clock, handle } = await run(1);
+  const n = api.nodeTable.items.get('sim-0')!;
+  api.nodeTable.put({ ...n, metadata: { ...n.metadata, annotations: { 'sim.kite.dev/heartbeat': 'paused' } } }, 'MODIFIED');
+  await clock.advance(0);
+  const before = api.count('updateLease');
+  await clock.advance(20_000);
+  assert.equal(api.count('updateLease'), before + 2);
   await handle.stop();
 });

@@ -39,6 +39,16 @@ export interface SimApi extends NodeApi {
 }
 
 const fieldManager = 'kite-sim';
+
+/** A node annotation: "stopped" makes the node's kubelet play dead (no Lease renewals, node or pod stages) until it is removed. */
+export const HEARTBEAT_ANNOTATION = 'sim.kite.dev/heartbeat';
+
+/** Whether the node's heartbeat annotation stops it; a value other than "stopped" is an error, and the node runs on. */
+export function heartbeatStopped(node: Node): { stopped: boolean; error?: string } {
+  const value = node.metadata?.annotations?.[HEARTBEAT_ANNOTATION];
+  if (value === undefined || value === 'stopped') return { stopped: value === 'stopped' };
+  return { stopped: false, error: `annotation ${HEARTBEAT_ANNOTATION} must be "stopped" (or absent), got ${JSON.stringify(value)}` };
+}
 const nodeSchema = schemaForKind('', 'v1', 'Node');
 
 export function clientApi(client: Client): SimApi {
@@ -160,6 +170,8 @@ export function startSim(opts: StartSimOptions): SimHandle {
     event: (pod, ev) => record(kubeletOn(pod.spec?.nodeName ?? ''), podRef(pod), ev),
   };
 
+  // Nodes whose heartbeat annotation stops them: neither their node nor their pods' stages play.
+  const stopped = new Set<string>();
   const nodeEngine = new StageEngine<Node>({
     stages: stagesFor(stages, 'nodes'),
     actions: nodeActions,
@@ -167,6 +179,7 @@ export function startSim(opts: StartSimOptions): SimHandle {
     clock,
     logger,
     random: opts.random,
+    paused: (node) => stopped.has(node.metadata?.name ?? ''),
   });
   const podEngine = new StageEngine<Pod>({
     stages: stagesFor(stages, 'pods'),
@@ -177,12 +190,34 @@ export function startSim(opts: StartSimOptions): SimHandle {
     random: opts.random,
     functions: podFunctions({ ipam, nodeIndex: (name) => fleet.nodeIndex(name) }),
     workers: 32,
+    paused: (pod) => stopped.has(pod.spec?.nodeName ?? ''),
   });
 
   const ours = (nodeName: string | undefined) => nodeName !== undefined && fleet.nodeIndex(nodeName) !== undefined;
+  // Nodes whose bad heartbeat annotation was already reported: one warning per bad value.
+  const heartbeatErrors = new Set<string>();
+  const observeNode = (node: Node) => {
+    const name = node.metadata?.name ?? '';
+    if (!ours(name)) return;
+    const heartbeat = heartbeatStopped(node);
+    if (heartbeat.error && !heartbeatErrors.has(name)) logger.warn({ node: name }, heartbeat.error);
+    if (heartbeat.error) heartbeatErrors.add(name);
+    else heartbeatErrors.delete(name);
+    if (heartbeat.stopped && !stopped.has(name)) {
+      logger.info({ node: name }, 'heartbeat stopped: the node plays dead');
+      stopped.add(name);
+      fleet.setHeartbeat(name, false);
+    } else if (!heartbeat.stopped && stopped.delete(name)) {
+      logger.info({ node: name }, 'heartbeat resumed');
+      fleet.setHeartbeat(name, true);
+      // Pods whose stages waited (a deletion, a start) play from their current state.
+      for (const pod of podInformer.indexer.list()) if (pod.spec?.nodeName === name) podEngine.observe(pod);
+    }
+    nodeEngine.observe(node);
+  };
   nodeInformer.addEventHandler({
-    onAdd: (node) => ours(node.metadata?.name) && nodeEngine.observe(node),
-    onUpdate: (_old, node) => ours(node.metadata?.name) && nodeEngine.observe(node),
+    onAdd: observeNode,
+    onUpdate: (_old, node) => observeNode(node),
     onDelete: (node) => nodeEngine.forget(metaNamespaceKeyFunc(node)),
   });
   const observePod = (pod: Pod) => {

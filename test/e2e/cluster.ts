@@ -74,6 +74,8 @@ export interface AgentOptions {
   cgroupRoot: string;
   /** An earlier agent's data dir, to restart it. */
   dataDir?: string;
+  /** More `kite agent` flags (e.g. --config). */
+  extraArgs?: string[];
 }
 
 /** `kite agent` joining `cluster` with the server's join token, pulling from the cluster's registry. */
@@ -83,6 +85,7 @@ export async function startAgent(cluster: KiteCluster, opts: AgentOptions): Prom
   const args = [
     'agent', '--server', cluster.url, '--token', token, '--data-dir', dataDir, '--node-name', opts.nodeName, '--kubelet-port', '0',
     '--registry', cluster.registry, '--bridge', opts.bridge, '--pod-cidr', opts.podCIDR, '--cgroup-root', opts.cgroupRoot,
+    ...(opts.extraArgs ?? []),
   ];
   const kite = await spawnKite(args, { what: `kite agent ${opts.nodeName}`, timeoutMs: 120_000, ready: (out) => (/node \S+ joined/.test(out) ? true : undefined) });
   return { dataDir, proc: kite.proc, stop: () => kite.signal('SIGTERM'), kill: () => kite.signal('SIGKILL') };

@@ -329,7 +329,10 @@ describe('kubelet on containerd', { skip, timeout: 600_000 }, () => {
       const c = getPod('victim').status?.containerStatuses?.[0];
       return c?.state?.running && c.containerID !== before.containerID ? c : undefined;
     }, 'the victim running again in a new sandbox', 90_000);
-    assert.equal(after.restartCount, before.restartCount + 1);
+    // StopPodSandbox stops the containers before the sandbox: a relist in between sees the container
+    // exited in a still-ready sandbox and restarts it there once (as upstream's kubelet would), so the
+    // new sandbox's container may be the second restart rather than the first.
+    assert.ok(after.restartCount === before.restartCount + 1 || after.restartCount === before.restartCount + 2, `restartCount ${after.restartCount}`);
     assert.ok(events('victim').some((e) => e.startsWith('SandboxChanged|Normal|Pod sandbox changed, it will be killed and re-created.')), events('victim').join('\n'));
   });
 

@@ -3,9 +3,21 @@
 // pods that matter least first.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podConditionTrue } from '../../api/pod/status.js';
+import { findResource } from '../../api/resources.js';
+import type { SharedInformerFactory } from '../../client/factory.js';
 
 /** Upstream's PodDeletionCost annotation: lower cost goes first. */
 export const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+
+/** The shared pod informer's index by spec.nodeName (upstream's PodNodeNameKeyIndex). */
+export const POD_NODE_NAME_INDEX = 'spec.nodeName';
+
+/** Adds the pods-by-node index unless another controller of the process already did (upstream's AddPodNodeNameIndexer). */
+export function addPodNodeNameIndexer(informers: SharedInformerFactory): void {
+  const podsInfo = findResource('', 'v1', 'pods')!;
+  if (informers.informerFor<Pod>(podsInfo).indexer.hasIndex(POD_NODE_NAME_INDEX)) return;
+  informers.addIndexers<Pod>(podsInfo, { [POD_NODE_NAME_INDEX]: (p) => (p.spec?.nodeName ? [p.spec.nodeName] : []) });
+}
 
 export function isPodActive(pod: Pod): boolean {
   const phase = pod.status?.phase;

@@ -45,8 +45,8 @@ function setup(config: Partial<EvictionConfigMaps> & { transitionMs?: number; ma
     maxPodGracePeriodSeconds: config.maxGrace ?? 0,
     stats: { get: () => Promise.resolve(summary()) },
     killer: {
-      evictPod: (p, grace, status) => {
-        evicted.push({ pod: p.metadata!.name!, grace, status });
+      evictPod: (p, grace, podStatusFn) => {
+        evicted.push({ pod: p.metadata!.name!, grace, status: podStatusFn(p.status ?? {}) });
         // The pod workers stop it: it is no longer active and its memory comes back.
         active = active.filter((a) => a !== p);
         node.memoryUsed -= usage.get(p.metadata!.uid!)?.memory ?? 0;

@@ -46,9 +46,15 @@ export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1;
 export const TERMINATION_BY_KUBELET = 'TerminationByKubelet';
 const MEMORY_PRESSURE_TAINT = 'node.kubernetes.io/memory-pressure';
 
-/** Stops an evicted pod's containers with the grace period and gives it the status (through the pod workers). */
+/** Stops an evicted pod's containers with the grace period, its status passed through podStatusFn (the pod workers' kill). */
 export interface PodKiller {
-  evictPod(pod: Pod, gracePeriodSeconds: number, status: PodStatus): void;
+  evictPod(pod: Pod, gracePeriodSeconds: number, podStatusFn: (status: PodStatus) => PodStatus): void;
+}
+
+/** What an eviction makes of the pod's status: Failed, Evicted, the message, and DisruptionTarget (TerminationByKubelet). */
+export function evictedPodStatus(status: PodStatus | undefined, message: string, now: number): PodStatus {
+  const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: rfc3339(now), reason: TERMINATION_BY_KUBELET, message };
+  return { ...withPodCondition(status, condition), phase: 'Failed', reason: EVICTED_REASON, message };
 }
 
 export interface EvictionManagerOptions {
@@ -167,9 +173,8 @@ export class EvictionManager {
 
   private evictPod(pod: Pod, gracePeriodSeconds: number, message: string): void {
     this.opts.recorder.event(podRef(pod), 'Warning', EVICTED_REASON, message);
-    const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: rfc3339(this.opts.clock.now()), reason: TERMINATION_BY_KUBELET, message };
-    const status: PodStatus = { ...withPodCondition(pod.status, condition), phase: 'Failed', reason: EVICTED_REASON, message };
-    this.opts.killer.evictPod(pod, gracePeriodSeconds, status);
+    const now = this.opts.clock.now();
+    this.opts.killer.evictPod(pod, gracePeriodSeconds, (status) => evictedPodStatus(status, message, now));
   }
 
   /**

@@ -104,3 +104,20 @@ test('registration retries with backoff until the API answers', async () => {
   assert.equal(errors.length, 3);
   await mgr.stop();
 });
+
+test('conditions someone else wrote (the node lifecycle controller\'s Unknown) are corrected at the next check', async () => {
+  const { mgr, client, clock, cfg, recorder } = setup();
+  mgr.start();
+  await mgr.whenRegistered();
+  await clock.advance(0);
+  const writes = client.statusPatches.length;
+  const conditions = client.node!.status!.conditions!.map((c) => ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }));
+  client.node = { ...client.node!, status: { ...client.node!.status, conditions } };
+  await clock.advance(cfg.nodeStatusUpdateFrequencyMs);
+  assert.equal(client.statusPatches.length, writes + 1);
+  const ready = client.node.status!.conditions!.find((c) => c.type === 'Ready')!;
+  assert.equal(ready.status, 'True');
+  assert.equal(ready.reason, 'KubeletReady');
+  assert.equal(recorder.events.at(-1)!.reason, 'NodeReady');
+  await mgr.stop();
+});

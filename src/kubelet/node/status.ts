@@ -28,7 +28,8 @@ export function nodeClient(client: Client): NodeClient {
   const nodes = client.resource('nodes');
   return {
     create: (node) => nodes.create(node),
-    get: (name) => nodes.get(name),
+    // From the API server's watch cache, as upstream's kubelet reads its node before each status update.
+    get: (name) => nodes.get(name, { resourceVersion: '0' }),
     patch: (name, patch) => nodes.patch(name, 'merge', patch),
     patchStatus: (name, patch) => nodes.patch(name, 'merge', patch, { subresource: 'status' }),
   };
@@ -49,6 +50,8 @@ export interface NodeStatusManagerOptions {
   pressure?: () => ReadonlySet<NodePressure>;
   /** The port the kubelet's HTTPS API actually listens on (cfg.port may be 0). */
   kubeletPort?: number;
+  /** Why the node is not ready besides the runtime (upstream's nodeShutdownManager.ShutdownStatus). */
+  shutdownStatus?: () => string | undefined;
   onError?: (err: unknown) => void;
 }
 
@@ -57,21 +60,23 @@ const REGISTER_BACKOFF_MAX_MS = 7_000;
 
 export const NODE_ALLOCATABLE_ENFORCED = 'NodeAllocatableEnforced';
 
+/** The object reference events about the node use: upstream gives the node's name as its UID. */
+export function nodeRef(nodeName: string): InvolvedObject {
+  return { kind: 'Node', name: nodeName, uid: nodeName };
+}
+
 export class NodeStatusManager {
   private readonly abort = new AbortController();
   private loop?: Promise<void>;
   private registered?: Node;
   private readonly registeredWaiters: ((node: Node) => void)[] = [];
-  private lastReported?: NodeStatus;
   private lastReportTime = 0;
   private machineInfo?: MachineInfo;
 
   constructor(private readonly opts: NodeStatusManagerOptions) {}
 
-  /** The object reference events about the node use: upstream gives the node's name as its UID. */
   get nodeRef(): InvolvedObject {
-    const name = this.opts.cfg.nodeName;
-    return { kind: 'Node', name, uid: name };
+    return nodeRef(this.opts.cfg.nodeName);
   }
 
   start(): void {
@@ -132,7 +137,7 @@ export class NodeStatusManager {
     const { status, events } = await this.computeStatus(undefined);
     try {
       const created = await this.opts.client.create(initialNode(name, labels, status));
-      this.markReported(status, events);
+      this.markReported(events);
       return created;
     } catch (err) {
       if (!hasStatusCode(err, 409)) throw err;
@@ -140,7 +145,6 @@ export class NodeStatusManager {
     // A Node of this name exists (a restart, or registered before): keep it, put back the labels the
     // kubelet owns, and report at once, with transitions counted from the status it has.
     const existing = await this.opts.client.get(name);
-    this.lastReported = existing.status;
     this.lastReportTime = -Infinity;
     const drifted = Object.entries(labels).filter(([k, v]) => existing.metadata?.labels?.[k] !== v);
     if (drifted.length === 0) return existing;
@@ -152,20 +156,23 @@ export class NodeStatusManager {
     return this.machineInfo;
   }
 
-  /** One round of the status loop: compute, and write when changed or due. */
+  /**
+   * One round of the status loop: compute, and write when changed or due. Compared with the Node as
+   * the API has it, as upstream's tryUpdateNodeStatus: what others wrote (the node lifecycle
+   * controller's Unknown conditions while this kubelet was slow or away) is corrected at once.
+   */
   async syncNodeStatus(): Promise<void> {
     if (!this.registered) return;
-    const previous = this.lastReported;
+    const previous = (await this.opts.client.get(this.opts.cfg.nodeName)).status;
     const { status, events } = await this.computeStatus(previous);
     const due = this.opts.clock.now() >= this.lastReportTime + this.opts.cfg.nodeStatusReportFrequencyMs;
     if (!due && previous && !nodeStatusHasChanged(previous, status)) return;
     await this.opts.client.patchStatus(this.opts.cfg.nodeName, { status });
-    this.markReported(status, events);
+    this.markReported(events);
   }
 
-  /** Remembers what the API server has; condition events are recorded only once the status they describe is written. */
-  private markReported(status: NodeStatus, events: string[]): void {
-    this.lastReported = status;
+  /** Condition events are recorded only once the status they describe is written. */
+  private markReported(events: string[]): void {
     this.lastReportTime = this.opts.clock.now();
     for (const e of events) this.opts.recorder.event(this.nodeRef, 'Normal', e, `Node ${this.opts.cfg.nodeName} status is now: ${e}`);
   }
@@ -180,6 +187,8 @@ export class NodeStatusManager {
     } catch (err) {
       notReady = runtimeErrors(undefined, err as Error);
     }
+    const shuttingDown = this.opts.shutdownStatus?.();
+    if (shuttingDown) notReady.push(shuttingDown);
     const { conditions, events } = nodeConditions(previous?.conditions, notReady, this.opts.clock.now(), this.opts.pressure?.());
     const status: NodeStatus = {
       ...machineResources(machine, cfg),

@@ -10,7 +10,7 @@ import { getPodRuntimeState, type PodRuntimeState, type RuntimeStateOptions } fr
 import type { Runtime } from '../runtime/types.js';
 import { generateAPIPodStatus, type ContainerProbeStatus } from '../status/generate.js';
 import type { VolumeManager } from '../volumes/manager.js';
-import type { PodSyncer, SyncPodResult } from './workers.js';
+import type { PodStatusFn, PodSyncer, SyncPodResult } from './workers.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import type { PodStatus } from '../../api/types.js';
 import type { EventRecorder } from '../../client/record/recorder.js';
@@ -58,14 +58,15 @@ export class KubeletPodSyncer implements PodSyncer {
     return getPodRuntimeState(this.config.runtime, pod.metadata?.uid ?? '', this.config.stateOptions);
   }
 
-  private report(pod: Pod, state: PodRuntimeState, podIsTerminal: boolean): PodStatus {
+  private report(pod: Pod, state: PodRuntimeState, podIsTerminal: boolean, podStatusFn?: PodStatusFn): PodStatus {
     const { manager, cfg, clock, probes } = this.config;
     // As upstream, the previous status is the status manager's, not the informer's possibly older copy.
     const cached = this.config.status.getPodStatus(pod.metadata?.uid ?? '');
     // Conditions other writers own (readiness gates, DisruptionTarget, ...) come from the API's copy.
     const previous = cached && { ...cached, conditions: [...(cached.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type)), ...(pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type))] };
     const generated = generateAPIPodStatus({ pod: previous ? { ...pod, status: previous } : pod, state, startFailures: manager.startFailures(pod.metadata?.uid ?? ''), probes, nodeIP: cfg.nodeIP, now: clock.now(), podIsTerminal });
-    const { status, exceeded } = enforceActiveDeadline(pod, generated, clock.now());
+    const { status: enforced, exceeded } = enforceActiveDeadline(pod, generated, clock.now());
+    const status = podStatusFn ? podStatusFn(enforced) : enforced;
     if (exceeded && previous?.reason !== DEADLINE_EXCEEDED_REASON) {
       this.config.recorder?.event(podRef(pod), 'Normal', DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE);
     }
@@ -92,12 +93,15 @@ export class KubeletPodSyncer implements PodSyncer {
     return { isTerminal: false, resyncAt: Number.isFinite(resyncAt) ? resyncAt : undefined, failed: result.failed };
   }
 
-  async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number, signal?: AbortSignal): Promise<void> {
+  async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number, signal?: AbortSignal, podStatusFn?: PodStatusFn): Promise<void> {
     // A pod on its way out is not restarted for its health.
     this.config.probes?.stopLivenessAndStartup(pod);
-    await this.config.manager.killPod(pod, await this.state(pod), gracePeriodSeconds, signal);
+    const state = await this.state(pod);
+    // As upstream, a status function (node shutdown, eviction) is reported before the kill and after it.
+    if (podStatusFn) this.report(pod, state, false, podStatusFn);
+    await this.config.manager.killPod(pod, state, gracePeriodSeconds, signal);
     if (signal?.aborted) return;
-    this.report(pod, await this.state(pod), true);
+    this.report(pod, await this.state(pod), true, podStatusFn);
   }
 
   async syncTerminatedPod(pod: Pod): Promise<void> {

@@ -654,3 +654,46 @@ test('preStop: runs before StopContainer and its time comes off the grace period
   ]);
   await h.stop();
 });
+
+test('a kill with a status function (node shutdown): preStop, stop with the override, Failed with its reason, completed once stopped', async () => {
+  const h = new Harness();
+  h.start();
+  const pod = makePod({ containers: [{ name: 'app', lifecycle: { preStop: { exec: { command: ['save'] } } } }] });
+  pod.spec!.terminationGracePeriodSeconds = 30;
+  h.add(pod);
+  await h.settle();
+  const app = h.running('app')!;
+  let completed = 0;
+  const podStatusFn = (s: PodStatus): PodStatus => ({ ...s, phase: 'Failed', reason: 'Terminated', message: 'shutting down' });
+  h.workers.updatePod({ type: 'kill', pod: h.pod(), gracePeriodSeconds: 10, podStatusFn, completed: () => completed++ });
+  await h.settle();
+  assert.deepEqual(h.execs, ['save']);
+  assert.deepEqual(h.runtime.callsOf('stopContainer'), [[app.id, 10]]);
+  assert.equal(completed, 1);
+  assert.equal(h.workers.state('uid-1'), 'terminated');
+  const status = h.pod().status!;
+  assert.deepEqual([status.phase, status.reason, status.message], ['Failed', 'Terminated', 'shutting down']);
+  assert.equal(status.containerStatuses?.[0]?.state?.terminated?.exitCode, 137);
+  // A kill of a pod already terminated completes at once.
+  h.workers.updatePod({ type: 'kill', pod: h.pod(), gracePeriodSeconds: 10, podStatusFn, completed: () => completed++ });
+  assert.equal(completed, 2);
+  await h.stop();
+});
+
+test('what container GC may remove: a deleted terminated pod\'s content, a terminated pod\'s runtime, anything of an unknown pod', async () => {
+  const h = new Harness();
+  h.start();
+  h.add(makePod());
+  await h.settle();
+  const verdict = () => [h.workers.shouldPodContentBeRemoved('uid-1'), h.workers.shouldPodRuntimeBeRemoved('uid-1')];
+  assert.deepEqual(verdict(), [false, false], 'running');
+  h.workers.updatePod({ type: 'kill', pod: h.pod(), gracePeriodSeconds: 1 });
+  await h.settle();
+  assert.deepEqual(verdict(), [false, true], 'terminated, still in the API');
+  const deleting: Pod = { ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:30Z' } };
+  h.workers.updatePod({ type: 'update', pod: deleting });
+  await h.settle();
+  assert.deepEqual(verdict(), [true, true], 'terminated and deleted');
+  assert.deepEqual([h.workers.shouldPodContentBeRemoved('other'), h.workers.shouldPodRuntimeBeRemoved('other')], [true, true], 'never seen');
+  await h.stop();
+});

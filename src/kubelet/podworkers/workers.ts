@@ -3,7 +3,7 @@
 // each other while one is queued. Work arrives from the API (create/update/kill), from the runtime
 // (PLEG pokes), from back-off expiries and from a periodic resync; whatever arrives while a sync
 // runs is coalesced into the next one.
-import type { Pod } from '../../api/types.js';
+import type { Pod, PodStatus } from '../../api/types.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import type { Clock, Timer } from '../../util/clock.js';
 
@@ -15,7 +15,13 @@ export interface PodUpdate {
   pod: Pod;
   /** For 'kill': a grace period shorter than the pod's own. */
   gracePeriodSeconds?: number;
+  /** For 'kill': how the kubelet's terminating status differs (node shutdown, eviction: Failed with a reason). */
+  podStatusFn?: PodStatusFn;
+  /** For 'kill': called once the pod's containers are stopped (at once if they already are). */
+  completed?: () => void;
 }
+
+export type PodStatusFn = (status: PodStatus) => PodStatus;
 
 export interface SyncPodResult {
   /** The pod reached a terminal phase: terminate it. */
@@ -31,7 +37,7 @@ export interface PodSyncer {
   /** `signal` aborts when the pod is to be terminated meanwhile (upstream cancels the sync's context). */
   syncPod(pod: Pod, signal: AbortSignal): Promise<SyncPodResult>;
   /** `signal` aborts when a shorter grace period arrives: termination then starts again with it. */
-  syncTerminatingPod(pod: Pod, gracePeriodSeconds: number, signal: AbortSignal): Promise<void>;
+  syncTerminatingPod(pod: Pod, gracePeriodSeconds: number, signal: AbortSignal, podStatusFn?: PodStatusFn): Promise<void>;
   syncTerminatedPod(pod: Pod): Promise<void>;
 }
 
@@ -59,6 +65,9 @@ interface Worker {
   syncAbort?: AbortController;
   /** Aborts the syncTerminatingPod under way when a shorter grace period arrives. */
   terminateAbort?: AbortController;
+  podStatusFn?: PodStatusFn;
+  /** Waiting for the pod to be terminated. */
+  completed: (() => void)[];
   timer?: Timer;
   timerAt?: number;
 }
@@ -82,15 +91,19 @@ export class PodWorkers {
 
   /** Delivers a pod update; a newer one replaces any not yet started. */
   updatePod(update: PodUpdate): void {
-    if (this.stopped) return;
+    if (this.stopped) return update.completed?.();
     const uid = update.pod.metadata?.uid ?? '';
     let w = this.workers.get(uid);
     if (!w) {
       if (update.type === 'sync' && !update.pod.spec) return;
-      w = { uid, state: 'syncing', pod: update.pod, pending: false, running: false, finished: false };
+      w = { uid, state: 'syncing', pod: update.pod, pending: false, running: false, finished: false, completed: [] };
       this.workers.set(uid, w);
     }
     w.pod = update.pod;
+    if (update.type === 'kill') {
+      w.podStatusFn = update.podStatusFn ?? w.podStatusFn;
+      if (update.completed) w.completed.push(update.completed);
+    }
     if (w.state === 'syncing' && (update.type === 'kill' || update.pod.metadata?.deletionTimestamp || isPodPhaseTerminal(update.pod.status?.phase))) {
       w.state = 'terminating';
       w.syncAbort?.abort();
@@ -101,6 +114,7 @@ export class PodWorkers {
       if (w.gracePeriodSeconds !== undefined && grace < w.gracePeriodSeconds) w.terminateAbort?.abort();
       w.gracePeriodSeconds = grace;
     }
+    if (w.state === 'terminated') this.complete(w);
     // A terminated pod is touched again only to clean it up once the API server deletes it.
     if (w.state === 'terminated' && (w.finished || !update.pod.metadata?.deletionTimestamp)) return;
     this.kick(w);
@@ -129,6 +143,18 @@ export class PodWorkers {
     return [...this.workers.keys()];
   }
 
+  /** ShouldPodContentBeRemoved (container GC): deleted and terminated, or never seen (the caller knows the API is synced). */
+  shouldPodContentBeRemoved(uid: string): boolean {
+    const w = this.workers.get(uid);
+    return !w || (w.state === 'terminated' && !!w.pod.metadata?.deletionTimestamp);
+  }
+
+  /** ShouldPodRuntimeBeRemoved: terminated, or never seen. */
+  shouldPodRuntimeBeRemoved(uid: string): boolean {
+    const w = this.workers.get(uid);
+    return !w || w.state === 'terminated';
+  }
+
   /** Pods whose containers may be running (syncing or terminating): what admission counts. */
   activePods(): Pod[] {
     return [...this.workers.values()].filter((w) => w.state !== 'terminated').map((w) => w.pod);
@@ -143,11 +169,16 @@ export class PodWorkers {
     this.stopped = true;
     for (const w of this.workers.values()) w.timer?.cancel();
     await this.idle();
+    for (const w of this.workers.values()) this.complete(w);
   }
 
   /** Resolves once no worker is running (for tests). */
   async idle(): Promise<void> {
     while (this.inflight.size) await Promise.all([...this.inflight]);
+  }
+
+  private complete(w: Worker): void {
+    for (const done of w.completed.splice(0)) done();
   }
 
   private kick(w: Worker): void {
@@ -206,13 +237,16 @@ export class PodWorkers {
             w.terminateAbort = new AbortController();
             const { signal } = w.terminateAbort;
             await this.config.syncer
-              .syncTerminatingPod(pod, w.gracePeriodSeconds ?? gracePeriodOf(pod), signal)
+              .syncTerminatingPod(pod, w.gracePeriodSeconds ?? gracePeriodOf(pod), signal, w.podStatusFn)
               .catch((err: unknown) => {
                 if (!signal.aborted) throw err;
               })
               .finally(() => (w.terminateAbort = undefined));
             // Cancelled for a shorter grace period: terminate again with it.
-            if (!signal.aborted) w.state = 'terminated';
+            if (!signal.aborted) {
+              w.state = 'terminated';
+              this.complete(w);
+            }
             w.pending = true;
             break;
           }

@@ -1,20 +1,7 @@
 // Nodes grouped by zone and listed round-robin across zones (upstream's nodeTree), so a search that
 // stops after numFeasibleNodesToFind nodes still sees every zone.
 import type { Node } from '../../api/types.js';
-
-const labelRegion = 'topology.kubernetes.io/region';
-const labelZone = 'topology.kubernetes.io/zone';
-const labelRegionBeta = 'failure-domain.beta.kubernetes.io/region';
-const labelZoneBeta = 'failure-domain.beta.kubernetes.io/zone';
-
-/** Upstream's utilnode.GetZoneKey: "" when the node has neither region nor zone. */
-export function zoneKey(node: Node): string {
-  const l = node.metadata?.labels ?? {};
-  const region = l[labelRegion] ?? l[labelRegionBeta] ?? '';
-  const zone = l[labelZone] ?? l[labelZoneBeta] ?? '';
-  if (!region && !zone) return '';
-  return `${region}:\x00:${zone}`;
-}
+import { zoneKey } from '../../api/topology.js';
 
 export class NodeTree {
   private readonly zones = new Map<string, string[]>();

@@ -392,7 +392,11 @@ export class FakeRuntime implements Runtime {
   }
 
   removeImage(image: ImageSpec): Promise<void> {
-    return this.run('removeImage', [image], () => void this.images.delete(normalizeImage(image.image)));
+    return this.run('removeImage', [image], () => {
+      // By reference or, as the image GC removes them, by ID.
+      const ref = [...this.images].find(([, img]) => img.id === image.image)?.[0] ?? normalizeImage(image.image);
+      this.images.delete(ref);
+    });
   }
 
   imageFsInfo(): Promise<{ image_filesystems: { timestamp: string; fs_id: { mountpoint: string } }[] }> {
