@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../util/file.js';
 import { Containerd } from '../kubelet/containerd/containerd.js';
 import { Supervisor } from '../kubelet/containerd/supervisor.js';
 import { writeCniConfig, resolvePodNetwork, type PodNetworkOptions, type ResolvedPodNetwork } from '../kubelet/network/cni.js';
-import { recordIpForward, resetPodNetwork } from '../kubelet/network/cleanup.js';
+import { recordIpForward, resetPodNetwork, unmountAllUnder } from '../kubelet/network/cleanup.js';
 import { ensureBridge } from '../kubelet/network/bridge.js';
 import { removePodCgroups } from '../kubelet/cm/cgroups.js';
 import { defaultServiceCIDR } from '../api/network.js';
@@ -116,7 +116,7 @@ export class NodeRuntime implements Service {
 
 /**
  * The host half of `kite reset` for one node, after its pods are stopped over CRI: containerd, its
- * mounts, the service proxy's table and route, the bridge, IPAM state, ip_forward, its NetworkPolicy table and the pods' cgroups.
+ * mounts, the pods' volume mounts, the service proxy's table and route, the bridge, IPAM state, ip_forward, its NetworkPolicy table and the pods' cgroups.
  */
 export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: Clock): Promise<{ busyCgroups: string[] }> {
   if (record.ownContainerd) {
@@ -129,6 +129,8 @@ export async function resetNodeHost(dataDir: string, record: NodeRecord, clock: 
     await resetPodNetwork({ dataDir, containerdDataDir: containerdDir(dataDir), network: record.network });
     if (record.network) await removePolicyTable(record.network.bridge);
   }
+  // The pods' volumes (tmpfs emptyDirs, secrets) of pods that still existed: the data dir goes next.
+  await unmountAllUnder(join(dataDir, 'kubelet'));
   const { busy } = await removePodCgroups(record.cgroupRoot);
   return { busyCgroups: busy };
 }

@@ -158,7 +158,8 @@ export async function upCommand(argv: string[]): Promise<void> {
   opts.advertiseAddress ??= gatewayOf(resolvePodNetwork(networkOptions(args)).subnet);
   const dataDir = opts.dataDir;
   const kubeletConfig = await kubeletConfigFlags(args);
-  const clusterDnsUpstream = upstreamFlag(args);  const server = new ApiServer(opts);
+  const clusterDnsUpstream = upstreamFlag(args);
+  const server = new ApiServer(opts);
   const registry = new Registry({ dataDir: join(dataDir, 'registry') });
   // The agent exists only once the server is up; a signal before that stops the server alone.
   const node: { thread?: AgentThread } = {};
@@ -185,6 +186,9 @@ export async function upCommand(argv: string[]): Promise<void> {
     cgroupRoot: cgroupRootFlag(args),
     kubeletConfig,
     clusterDnsUpstream,
+  }, (err) => {
+    logger.error({ err }, 'the node agent thread died; stopping');
+    void server.stop().finally(() => process.exit(1));
   });
   const joined = await node.thread.joined;
   process.stdout.write(`node ${joined.nodeName} joined (kubelet on 127.0.0.1:${joined.kubeletPort})\n`);
@@ -196,24 +200,42 @@ interface AgentThread {
   stop(): Promise<void>;
 }
 
-/** `kite up`'s agent on a worker thread, so the kubelet and the API server each have an event loop. */
-function startAgentThread(options: AgentThreadOptions): AgentThread {
+/**
+ * `kite up`'s agent on a worker thread, so the kubelet and the API server each have an event loop.
+ * A thread that dies after joining (an uncaught error) is reported through onDied, as a crashed
+ * kubelet process would be seen, rather than leaving a node that silently stopped heartbeating.
+ */
+function startAgentThread(options: AgentThreadOptions, onDied: (err: Error) => void): AgentThread {
   const worker = new Worker(new URL('../agent/worker.js', import.meta.url), { workerData: options });
+  let failure: Error | undefined;
+  let exited = false;
+  let stopping = false;
+  worker.on('error', (err) => (failure = err));
+  const exit = new Promise<Error>((resolve) =>
+    worker.once('exit', (code) => {
+      exited = true;
+      resolve(failure ?? new Error(`the agent thread exited with ${code}`));
+    }),
+  );
+  let up = false;
   const joined = new Promise<{ nodeName: string; kubeletPort: number }>((resolve, reject) => {
-    const onMessage = (m: AgentThreadMessage) => {
-      if (m.type === 'joined') resolve(m);
-      else if (m.type === 'failed') reject(new Error(m.message));
-    };
-    worker.on('message', onMessage);
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the agent thread exited with ${code}`)));
+    worker.on('message', (m: AgentThreadMessage) => {
+      if (m.type === 'joined') {
+        up = true;
+        resolve(m);
+      } else if (m.type === 'failed') reject(new Error(m.message));
+    });
+    void exit.then(reject);
   });
+  void exit.then((err) => up && !stopping && onDied(err));
   return {
     joined,
     stop: async () => {
+      stopping = true;
+      if (exited) return;
       await new Promise<void>((resolve) => {
         worker.on('message', (m: AgentThreadMessage) => m.type === 'stopped' && resolve());
-        worker.once('exit', () => resolve());
+        void exit.then(() => resolve());
         worker.postMessage('stop');
       });
       await worker.terminate();
