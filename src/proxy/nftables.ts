@@ -18,6 +18,9 @@ function nft(args: string[], input?: string, netns?: string): Promise<{ code: nu
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    // An nft that exits before reading its stdin closes the pipe (EPIPE): its exit code and stderr
+    // say what happened, and an unhandled stream error would take the whole agent down.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }
