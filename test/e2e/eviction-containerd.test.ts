@@ -100,8 +100,6 @@ evictionPressureTransitionPeriod: 20s
     try {
       if (cluster) {
         await cluster.stop();
-        // kite reset does not unmount the memory-backed emptyDirs of pods that are still there.
-        for (const m of mountsUnder(join(cluster.dataDir, 'node', 'kubelet', 'pods'))) execFileSync('umount', [m]);
         resetCluster(cluster.dataDir);
       }
     } finally {
