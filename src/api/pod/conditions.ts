@@ -11,3 +11,12 @@ export function withPodCondition(status: PodStatus | undefined, condition: PodCo
   conditions[i] = old.status === condition.status ? { ...condition, lastTransitionTime: old.lastTransitionTime ?? condition.lastTransitionTime } : condition;
   return { ...status, conditions };
 }
+
+/** v1.PodReasonTerminationByKubelet: the DisruptionTarget reason on pods the kubelet ends itself (eviction, node shutdown). */
+export const TERMINATION_BY_KUBELET = 'TerminationByKubelet';
+
+/** The status of a pod the kubelet ends itself: phase, reason and message, and DisruptionTarget (TerminationByKubelet) with that message. */
+export function terminatedByKubelet(status: PodStatus | undefined, phase: string, reason: string, message: string, now: string): PodStatus {
+  const condition: PodCondition = { type: 'DisruptionTarget', status: 'True', reason: TERMINATION_BY_KUBELET, message, lastTransitionTime: now };
+  return { ...withPodCondition(status, condition), phase, reason, message };
+}

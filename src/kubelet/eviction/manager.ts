@@ -9,7 +9,7 @@
 import type { Pod, PodStatus } from '../../api/types.js';
 import { podQOS } from '../../api/pod/qos.js';
 import { isPodPhaseTerminal } from '../../api/pod/status.js';
-import { withPodCondition } from '../../api/pod/conditions.js';
+import { terminatedByKubelet } from '../../api/pod/conditions.js';
 import { rfc3339 } from '../../api/time.js';
 import { podRef } from '../../api/pod/reference.js';
 import { tolerationsTolerateTaint } from '../../api/scheduling/taints.js';
@@ -42,8 +42,6 @@ const POD_CLEANUP_TIMEOUT_MS = 30_000;
 const POD_CLEANUP_POLL_MS = 1_000;
 /** The grace period of a hard eviction (immediateEvictionGracePeriodSeconds). */
 export const IMMEDIATE_EVICTION_GRACE_PERIOD_SECONDS = 1;
-/** The pod condition reason of a kubelet-initiated termination (v1.PodReasonTerminationByKubelet). */
-export const TERMINATION_BY_KUBELET = 'TerminationByKubelet';
 const MEMORY_PRESSURE_TAINT = 'node.kubernetes.io/memory-pressure';
 
 /** Stops an evicted pod's containers with the grace period, its status passed through podStatusFn (the pod workers' kill). */
@@ -53,8 +51,7 @@ export interface PodKiller {
 
 /** What an eviction makes of the pod's status: Failed, Evicted, the message, and DisruptionTarget (TerminationByKubelet). */
 export function evictedPodStatus(status: PodStatus | undefined, message: string, now: number): PodStatus {
-  const condition = { type: 'DisruptionTarget', status: 'True', lastTransitionTime: rfc3339(now), reason: TERMINATION_BY_KUBELET, message };
-  return { ...withPodCondition(status, condition), phase: 'Failed', reason: EVICTED_REASON, message };
+  return terminatedByKubelet(status, 'Failed', EVICTED_REASON, message, rfc3339(now));
 }
 
 export interface EvictionManagerOptions {

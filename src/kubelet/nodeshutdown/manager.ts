@@ -5,8 +5,8 @@
 // critical period; a pod's own shorter terminationGracePeriodSeconds wins — preStop hooks included,
 // and leaves them Failed with reason Terminated and the DisruptionTarget condition. Upstream learns
 // of the shutdown from systemd's inhibitor lock; kite has none: the agent's stop is the event.
-import type { Pod, PodCondition, PodStatus } from '../../api/types.js';
-import { withPodCondition } from '../../api/pod/conditions.js';
+import type { Pod, PodStatus } from '../../api/types.js';
+import { terminatedByKubelet } from '../../api/pod/conditions.js';
 import { rfc3339 } from '../../api/time.js';
 import { SYSTEM_CRITICAL_PRIORITY } from '../../api/validation/index.js';
 import type { EventRecorder, InvolvedObject } from '../../client/record/recorder.js';
@@ -57,8 +57,7 @@ export function groupByPriority(groups: readonly ShutdownGroup[], pods: readonly
 
 /** What the node's shutdown does to each pod's status: Failed (unless it succeeded), Terminated, DisruptionTarget. */
 export function nodeShutdownStatus(status: PodStatus, now: string): PodStatus {
-  const condition: PodCondition = { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet', message: NODE_SHUTDOWN_MESSAGE, lastProbeTime: null, lastTransitionTime: now } as unknown as PodCondition;
-  return withPodCondition({ ...status, phase: status.phase === 'Succeeded' ? 'Succeeded' : 'Failed', reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE }, condition);
+  return terminatedByKubelet(status, status.phase === 'Succeeded' ? 'Succeeded' : 'Failed', NODE_SHUTDOWN_REASON, NODE_SHUTDOWN_MESSAGE, now);
 }
 
 export interface NodeShutdownManagerConfig {
