@@ -5,14 +5,15 @@
 // against the kernel's tasks, and per pod: memory from the CRI stats (stats/cri.ts), disk as what
 // its directory and logs hold on the node's filesystem (du -x; writable
 // layers are not counted), processes from its pids cgroup.
-import { lstat, readdir, statfs } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../util/clock.js';
 import type { ImageService } from '../runtime/types.js';
 import type { NodeStatsSource, StatsProvider } from '../stats/types.js';
-import { readOptional as read, statField, workingSetBytes } from '../stats/node.js';
+import { filesystemStats, readOptional as read, statField, workingSetBytes } from '../stats/node.js';
+import { imageFsStats } from '../images/gc.js';
 import { podCgroupParent } from '../cm/cgroups.js';
-import type { EvictionStatsProvider, EvictionSummary, FsStats, PodUsage } from './types.js';
+import type { EvictionStatsProvider, EvictionSummary, PodUsage } from './types.js';
 
 export interface HostEvictionStatsOptions {
   clock: Clock;
@@ -51,8 +52,9 @@ export class HostEvictionStats implements EvictionStatsProvider {
       opts.memoryCapacity(),
       opts.allocatableMemory(),
       this.cgroupWorkingSet(opts.cgroupRoot),
-      fsStats(opts.rootDir),
-      this.imageFs(),
+      // A filesystem that cannot be read is left out of the summary (no signal, no eviction for it).
+      filesystemStats(opts.rootDir).catch(() => undefined),
+      imageFsStats(opts.runtime).catch(() => undefined),
       this.pids(),
     ]);
     const summary: EvictionSummary = { time: opts.clock.now(), pods: [], allocatableMemory: { capacityBytes: allocatable, workingSetBytes: podsWorkingSet ?? 0 } };
@@ -96,16 +98,6 @@ export class HostEvictionStats implements EvictionStatsProvider {
     return undefined;
   }
 
-  private async imageFs(): Promise<FsStats | undefined> {
-    try {
-      const info = await this.opts.runtime.imageFsInfo();
-      const mountpoint = info.image_filesystems[0]?.fs_id.mountpoint;
-      return mountpoint ? await fsStats(mountpoint) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   /** pidlimit.Stats: the smaller of pid_max and threads-max, and the tasks the kernel runs (loadavg's total). */
   private async pids(): Promise<EvictionSummary['pids']> {
     const [pidMax, threadsMax, loadavg] = await Promise.all([read(join(this.proc, 'sys/kernel/pid_max')), read(join(this.proc, 'sys/kernel/threads-max')), read(join(this.proc, 'loadavg'))]);
@@ -122,15 +114,6 @@ export class HostEvictionStats implements EvictionStatsProvider {
       const current = (await read(join(this.sysCgroup, 'pids', path, 'pids.current'))) ?? (await read(join(this.sysCgroup, path, 'pids.current')));
       if (current !== undefined) return Number(current.trim());
     }
-    return undefined;
-  }
-}
-
-async function fsStats(path: string): Promise<FsStats | undefined> {
-  try {
-    const s = await statfs(path);
-    return { availableBytes: Number(s.bavail) * Number(s.bsize), capacityBytes: Number(s.blocks) * Number(s.bsize), inodesFree: Number(s.ffree), inodes: Number(s.files) };
-  } catch {
     return undefined;
   }
 }

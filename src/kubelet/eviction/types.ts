@@ -2,13 +2,9 @@
 // node-level reclaimers it calls before evicting for disk, implemented by the kubelet's image and
 // container garbage collectors.
 
-/** A filesystem: bytes and inodes, as statfs reports them. */
-export interface FsStats {
-  availableBytes: number;
-  capacityBytes: number;
-  inodesFree?: number;
-  inodes?: number;
-}
+import type { FsStats } from '../stats/types.js';
+
+export type { FsStats };
 
 export interface ContainerUsage {
   name: string;

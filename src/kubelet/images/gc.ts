@@ -4,7 +4,6 @@
 // (running or dead), pinned images and the pause image are never removed; images detected less than
 // imageMinimumGCAge ago are spared; with imageMaximumGCAge set, images unused that long go anyway.
 // When an image was first detected and last used is remembered in memory only, as upstream's.
-import { statfs } from 'node:fs/promises';
 import type { EventRecorder, InvolvedObject } from '../../client/record/recorder.js';
 import type { Clock } from '../../util/clock.js';
 import { Periodic } from '../../util/periodic.js';
@@ -12,21 +11,18 @@ import type { KubeletConfig } from '../config.js';
 import { FREE_DISK_SPACE_FAILED, IMAGE_GC_FAILED, INVALID_DISK_CAPACITY } from '../events.js';
 import { formatRuntimeError, type Image, type Runtime } from '../runtime/types.js';
 import { parseImageName } from './reference.js';
+import { filesystemStats } from '../stats/node.js';
+import type { FsStats } from '../stats/types.js';
 
 /** Upstream's ImageGCPeriod. */
 export const IMAGE_GC_PERIOD_MS = 5 * 60_000;
-
-export interface ImageFsStats {
-  capacityBytes: number;
-  availableBytes: number;
-}
 
 export type ImageGCPolicy = Pick<KubeletConfig, 'imageGCHighThresholdPercent' | 'imageGCLowThresholdPercent' | 'imageMinimumGCAgeMs' | 'imageMaximumGCAgeMs'>;
 
 export interface ImageGCManagerConfig {
   runtime: Pick<Runtime, 'listImages' | 'removeImage' | 'listContainers'>;
   /** The image filesystem's size and free space (imageFsStats below for the real one). */
-  imageFsStats: () => Promise<ImageFsStats>;
+  imageFsStats: () => Promise<FsStats>;
   policy: ImageGCPolicy;
   /** The sandbox image: kept even when the runtime does not pin it. */
   pauseImage: string;
@@ -44,11 +40,10 @@ interface ImageRecord {
 }
 
 /** The image filesystem as cadvisor sees it: the runtime's ImageFsInfo mountpoint, measured with statfs. */
-export async function imageFsStats(runtime: Pick<Runtime, 'imageFsInfo'>): Promise<ImageFsStats> {
+export async function imageFsStats(runtime: Pick<Runtime, 'imageFsInfo'>): Promise<FsStats> {
   const mountpoint = (await runtime.imageFsInfo()).image_filesystems[0]?.fs_id.mountpoint;
   if (!mountpoint) throw new Error('the runtime reported no image filesystem');
-  const fs = await statfs(mountpoint);
-  return { capacityBytes: fs.blocks * fs.bsize, availableBytes: fs.bavail * fs.bsize };
+  return filesystemStats(mountpoint);
 }
 
 /** Every name an image answers to, normalized, so a container's reference in any form finds it. */

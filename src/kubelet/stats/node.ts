@@ -1,10 +1,10 @@
 // The node's own CPU and memory, as cAdvisor reports the root cgroup: cumulative CPU from
 // cpuacct.usage (cgroup v1) or cpu.stat usage_usec (v2), else /proc/stat; the working set is usage
 // minus inactive file pages, from the v1 memory controller's root or else /proc/meminfo.
-import { readFile } from 'node:fs/promises';
+import { readFile, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../util/clock.js';
-import type { CPUStats, MemoryStats, NodeStatsSource } from './types.js';
+import type { CPUStats, FsStats, MemoryStats, NodeStatsSource } from './types.js';
 
 export interface CgroupNodeStatsOptions {
   clock: Clock;
@@ -95,4 +95,10 @@ export async function readOptional(path: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** The filesystem holding path, from statfs (bytes available to unprivileged users, as cadvisor counts them). */
+export async function filesystemStats(path: string): Promise<FsStats> {
+  const s = await statfs(path);
+  return { availableBytes: Number(s.bavail) * Number(s.bsize), capacityBytes: Number(s.blocks) * Number(s.bsize), inodesFree: Number(s.ffree), inodes: Number(s.files) };
 }

@@ -55,3 +55,11 @@ export interface StatsProvider {
 export interface NodeStatsSource {
   read(): Promise<Pick<NodeStats, 'cpu' | 'memory'>>;
 }
+
+/** A filesystem: bytes and inodes, as statfs reports them. */
+export interface FsStats {
+  availableBytes: number;
+  capacityBytes: number;
+  inodesFree?: number;
+  inodes?: number;
+}
