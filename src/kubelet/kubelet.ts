@@ -46,7 +46,8 @@ import { NodeLeaseController, leaseClient } from './node/lease.js';
 import { readMachineInfo, type MachineInfo } from './node/machine.js';
 import { EvictionManager } from './eviction/manager.js';
 import { HostEvictionStats } from './eviction/summary.js';
-import { hardEvictionReservation, hardThresholds, parseThresholdConfig } from './eviction/thresholds.js';
+import { parseThresholdConfig } from './eviction/thresholds.js';
+import { allocatableBytes } from './node/setters.js';
 import { podDir } from './volumes/manager.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
 import { CRIStatsProvider } from './stats/cri.js';
@@ -189,10 +190,7 @@ export class Kubelet implements KubeletHost, Service {
         node: nodeStats,
         runtime: this.runtime,
         memoryCapacity: async () => (await this.machine()).memoryCapacity,
-        allocatableMemory: async () => {
-          const m = await this.machine();
-          return m.memoryCapacity - hardEvictionReservation(hardThresholds(cfg.evictionHard), { memory: m.memoryCapacity, ephemeralStorage: m.filesystemCapacity }).memory;
-        },
+        allocatableMemory: async () => allocatableBytes(await this.machine(), cfg).memory,
         rootDir: cfg.rootDir,
         podLogsDir: cfg.podLogsDir,
         cgroupRoot: cfg.cgroupRoot,

@@ -30,11 +30,17 @@ export function defaultNodeLabels(nodeName: string, machine: Pick<MachineInfo, '
   };
 }
 
+/** Allocatable memory and ephemeral storage in bytes: capacity less the configured hard eviction thresholds, never below 0. */
+export function allocatableBytes(machine: Pick<MachineInfo, 'memoryCapacity' | 'filesystemCapacity'>, cfg: Pick<KubeletConfig, 'evictionHard'>): { memory: number; ephemeralStorage: number } {
+  const reserved = hardEvictionReservation(hardThresholds(cfg.evictionHard), { memory: machine.memoryCapacity, ephemeralStorage: machine.filesystemCapacity });
+  return { memory: Math.max(0, machine.memoryCapacity - reserved.memory), ephemeralStorage: Math.max(0, machine.filesystemCapacity - reserved.ephemeralStorage) };
+}
+
 /** Capacity from the machine, allocatable minus the configured hard eviction thresholds (no reserved resources by default). */
 export function machineResources(machine: MachineInfo, cfg: Pick<KubeletConfig, 'maxPods' | 'evictionHard'>): Pick<NodeStatus, 'capacity' | 'allocatable'> {
   const memory = Quantity.fromValue(machine.memoryCapacity, 'BinarySI');
   const storage = Quantity.fromValue(machine.filesystemCapacity, 'BinarySI');
-  const reserved = hardEvictionReservation(hardThresholds(cfg.evictionHard), { memory: machine.memoryCapacity, ephemeralStorage: machine.filesystemCapacity });
+  const allocatable = allocatableBytes(machine, cfg);
   const capacity = {
     cpu: Quantity.fromMilli(machine.numCores * 1000).toString(),
     'ephemeral-storage': storage.toString(),
@@ -43,13 +49,12 @@ export function machineResources(machine: MachineInfo, cfg: Pick<KubeletConfig, 
     memory: memory.toString(),
     pods: Quantity.fromValue(cfg.maxPods).toString(),
   };
-  const nonNegative = (q: Quantity) => (q.sign() < 0 ? '0' : q.toString());
   return {
     capacity,
     allocatable: {
       ...capacity,
-      memory: nonNegative(memory.sub(Quantity.fromValue(reserved.memory, 'BinarySI'))),
-      'ephemeral-storage': nonNegative(storage.sub(Quantity.fromValue(reserved.ephemeralStorage, 'BinarySI'))),
+      memory: Quantity.fromValue(allocatable.memory, 'BinarySI').toString(),
+      'ephemeral-storage': Quantity.fromValue(allocatable.ephemeralStorage, 'BinarySI').toString(),
     },
   };
 }
