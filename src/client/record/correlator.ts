@@ -7,13 +7,14 @@
 // Pure and clock-driven; the recorder does the writing.
 import type { CoreEvent } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
+import { TokenBucket } from '../../util/flowcontrol.js';
 
 export const MAX_LRU_CACHE_ENTRIES = 4096;
 export const DEFAULT_AGGREGATE_MAX_EVENTS = 10;
 export const DEFAULT_AGGREGATE_INTERVAL_MS = 600_000;
 export const DEFAULT_SPAM_BURST = 25;
-/** Tokens per millisecond: one per 300 s. */
-export const DEFAULT_SPAM_QPMS = 1 / 300_000;
+/** One token per 300 s (upstream's defaultSpamQPS). */
+export const DEFAULT_SPAM_QPS = 1 / 300;
 export const COMBINED_PREFIX = '(combined from similar events): ';
 
 /** A Map used as an LRU: reads and writes move a key to the end; the oldest is evicted past capacity. */
@@ -66,10 +67,6 @@ interface Observation {
   resourceVersion?: string;
 }
 
-interface Bucket {
-  tokens: number;
-  atMs: number;
-}
 
 export interface CorrelateResult {
   /** The event to write (created, or patched when patch is set). */
@@ -91,7 +88,7 @@ export interface CorrelatorOptions {
 export class EventCorrelator {
   private readonly aggregates = new Lru<AggregateRecord>(MAX_LRU_CACHE_ENTRIES);
   private readonly observations = new Lru<Observation>(MAX_LRU_CACHE_ENTRIES);
-  private readonly buckets = new Lru<Bucket>(MAX_LRU_CACHE_ENTRIES);
+  private readonly buckets = new Lru<TokenBucket>(MAX_LRU_CACHE_ENTRIES);
 
   constructor(private readonly opts: CorrelatorOptions) {}
 
@@ -166,14 +163,9 @@ export class EventCorrelator {
 
   /** The token bucket of the event's source and object. */
   private allow(e: CoreEvent): boolean {
-    const now = this.opts.clock.now();
     const key = spamKey(e);
-    const b = this.buckets.get(key) ?? { tokens: DEFAULT_SPAM_BURST, atMs: now };
-    b.tokens = Math.min(DEFAULT_SPAM_BURST, b.tokens + (now - b.atMs) * DEFAULT_SPAM_QPMS);
-    b.atMs = now;
+    const b = this.buckets.get(key) ?? new TokenBucket(DEFAULT_SPAM_QPS, DEFAULT_SPAM_BURST, this.opts.clock);
     this.buckets.set(key, b);
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
+    return b.tryAccept();
   }
 }

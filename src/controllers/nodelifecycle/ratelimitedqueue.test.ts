@@ -1,19 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../util/clock.js';
-import { RateLimitedTimedQueue, TokenBucket, type TryResult } from './ratelimitedqueue.js';
-
-test('the token bucket starts full, refills at qps, and never accepts at qps 0', async () => {
-  const clock = new FakeClock();
-  const bucket = new TokenBucket(0.1, 1, clock);
-  assert.equal(bucket.tryAccept(), true);
-  assert.equal(bucket.tryAccept(), false);
-  await clock.advance(9_999);
-  assert.equal(bucket.tryAccept(), false, 'a failed try spends nothing');
-  await clock.advance(1);
-  assert.equal(bucket.tryAccept(), true);
-  assert.equal(new TokenBucket(0, 1, clock).tryAccept(), false);
-});
+import { RateLimitedTimedQueue, type TryResult } from './ratelimitedqueue.js';
 
 /** Runs try() every 100 ms for ms, as the tainting pass does; returns when each value was processed. */
 async function drain(clock: FakeClock, q: RateLimitedTimedQueue, ms: number, fn: (v: string) => TryResult = () => ({ done: true })) {

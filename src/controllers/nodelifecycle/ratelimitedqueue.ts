@@ -3,33 +3,10 @@
 // eviction rate. A name stays in the queue's set after it is processed (until remove()), so a
 // node already tainted is not queued again.
 import type { Clock } from '../../util/clock.js';
+import { TokenBucket } from '../../util/flowcontrol.js';
 
 /** Upstream's EvictionRateLimiterBurst. */
 export const evictionRateLimiterBurst = 1;
-
-/** flowcontrol's token bucket TryAccept: starts full, refills at qps; qps ≤ 0 never accepts (NewFakeNeverRateLimiter). */
-export class TokenBucket {
-  private tokens: number;
-  private last: number;
-  constructor(
-    readonly qps: number,
-    private readonly burst: number,
-    private readonly clock: Clock,
-  ) {
-    this.tokens = qps > 0 ? burst : 0;
-    this.last = clock.now();
-  }
-
-  tryAccept(): boolean {
-    if (this.qps <= 0) return false;
-    const now = this.clock.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
-    this.last = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-}
 
 export interface TimedValue {
   value: string;
