@@ -6,7 +6,7 @@
 //
 // <proto-root> holds local copies of upstream's go-to-protobuf output (Kubernetes 1.33 or later:
 // fields the 1.33 OpenAPI schemas lack are skipped, as 1.33 skips unknown fields) laid out by import path:
-//   k8s.io/api/{core,apps,batch,certificates,coordination,discovery,events,scheduling,policy,networking}/v1/generated.proto,
+//   k8s.io/api/{core,apps,batch,certificates,coordination,discovery,events,scheduling,policy,networking,node,rbac,admissionregistration,authentication,authorization}/v1/generated.proto,
 //   k8s.io/api/autoscaling/{v1,v2}/generated.proto
 //   k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto
 //   k8s.io/apimachinery/pkg/{api/resource,util/intstr,runtime}/generated.proto
@@ -27,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type { FieldDescriptor } from '../src/api/protobuf/decode.js';
-import { resources } from '../src/api/resources.js';
+import { resources, reviewResources } from '../src/api/resources.js';
 import components from '../src/api/schemas/components.json' with { type: 'json' };
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,6 +52,19 @@ const inline: Record<string, string[]> = {
   [`${CORE}.SecretKeySelector`]: ['localObjectReference'],
   [`${CORE}.SecretProjection`]: ['localObjectReference'],
   [`${CORE}.Volume`]: ['volumeSource'],
+  ['k8s.io.api.admissionregistration.v1.NamedRuleWithOperations']: ['ruleWithOperations'],
+  ['k8s.io.api.admissionregistration.v1.RuleWithOperations']: ['rule'],
+  ['k8s.io.api.networking.v1.IngressRule']: ['ingressRuleValue'],
+};
+
+/** Proto fields whose name is not their JSON name (upstream's protobuf tag names them after the Go field). */
+const jsonNames: Record<string, Record<string, string>> = {
+  'k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration': { Webhooks: 'webhooks' },
+  'k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration': { Webhooks: 'webhooks' },
+  'k8s.io.api.admissionregistration.v1.Validation': { Expression: 'expression' },
+  'k8s.io.api.admissionregistration.v1.Variable': { Name: 'name', Expression: 'expression' },
+  'k8s.io.api.authentication.v1.BoundObjectReference': { uID: 'uid' },
+  'k8s.io.api.networking.v1.IngressClassParametersReference': { aPIGroup: 'apiGroup' },
 };
 
 /** Scalar fields that are pointers in the Go types (k8s.io/api 1.33): an explicit zero is meaningful. */
@@ -246,6 +259,7 @@ function servedKinds(root: protobuf.Root): Record<string, Record<string, string>
       add(group, version, s.kind, `${packageOf(group, version)}.${s.kind}`);
     }
   }
+  for (const r of reviewResources) add(r.group, r.version, r.kind, `${packageOf(r.group, r.version)}.${r.kind}`);
   add('meta.k8s.io', 'v1', 'DeleteOptions', `${META}.DeleteOptions`);
   return kinds;
 }
@@ -255,8 +269,11 @@ function describe(type: protobuf.Type): FieldDescriptor[] {
   const schema = schemaOf(name);
   const inlined = new Set(inline[name] ?? []);
   const pointer = new Set(pointers[name] ?? []);
+  const renamed = jsonNames[name] ?? {};
+  const jsonName = (field: protobuf.Field) => renamed[field.name] ?? field.name;
+  for (const f of Object.keys(renamed)) if (!type.fields[f]) throw new Error(`${name} has no proto field ${f}`);
   // A field the 1.33 OpenAPI schema lacks came in a later release; 1.33 skips it as an unknown field.
-  const known = (field: protobuf.Field) => inlined.has(field.name) || !schema?.properties || field.name in schema.properties;
+  const known = (field: protobuf.Field) => inlined.has(field.name) || !schema?.properties || jsonName(field) in schema.properties;
   for (const f of [...inlined, ...pointer]) {
     if (!type.fields[f] || !known(type.fields[f])) throw new Error(`${name} has no 1.33 field ${f}`);
   }
@@ -267,7 +284,7 @@ function describe(type: protobuf.Type): FieldDescriptor[] {
     .map((field) => {
       const resolved = field.resolvedType;
       const d: FieldDescriptor = {
-        name: field.name,
+        name: jsonName(field),
         id: field.id,
         type: resolved instanceof protobuf.Type ? fullName(resolved) : field.type,
       };
@@ -277,7 +294,7 @@ function describe(type: protobuf.Type): FieldDescriptor[] {
       if (pointer.has(field.name)) {
         if (!scalar) throw new Error(`${name}.${field.name} is listed as a pointer but is not a scalar`);
         d.keepZero = true;
-      } else if (scalar && schema?.required?.includes(field.name)) {
+      } else if (scalar && schema?.required?.includes(jsonName(field))) {
         d.keepZero = true;
       }
       if (inlined.has(field.name)) {

@@ -1,5 +1,5 @@
 // Regenerates src/api/schemas/components.json: the OpenAPI v3 component schemas of every served kind
-// (src/api/resources.ts), of the kinds their subresources answer with, of the meta kinds every group
+// (src/api/resources.ts, the stored and the review ones), of the kinds their subresources answer with, of the meta kinds every group
 // serves (Status, DeleteOptions, WatchEvent, Patch), and of everything they reference.
 //
 //   npx tsx scripts/gen-schemas.ts
@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { resources } from '../src/api/resources.js';
+import { resources, reviewResources } from '../src/api/resources.js';
 
 type Json = Record<string, unknown>;
 
@@ -251,6 +251,8 @@ const added: Record<string, string[]> = {
   [`${core}.Volume`]: ['image'],
   'io.k8s.api.discovery.v1.EndpointHints': ['forNodes'],
   'io.k8s.api.autoscaling.v2.HPAScalingRules': ['tolerance'],
+  // Not new upstream: kubernetes-types 1.30's ResourceRule lacks them (client-node's model has them).
+  'io.k8s.api.authorization.v1.ResourceRule': ['resources', 'verbs'],
   [`${META}.DeleteOptions`]: ['ignoreStoreReadErrorWithClusterBreakingPotential'],
 };
 /** Fields that upstream removed by 1.33 (PodResourceClaim.source became the two fields above in 1.31). */
@@ -469,6 +471,11 @@ for (const r of resources) {
     const version = s.version ?? r.version;
     if (loadModule(moduleFor(group, version)).has(s.kind)) addRoot(moduleFor(group, version), s.kind, [{ group, version, kind: s.kind }]);
   }
+}
+// Review kinds have no list: they are only ever created.
+for (const r of reviewResources) {
+  addRoot(moduleFor(r.group, r.version), r.kind, [{ group: r.group, version: r.version, kind: r.kind }]);
+  served.add(`${r.group}/${r.version}`);
 }
 const everyGroup = (kind: string) => [...served].sort().map((gv) => ({ group: gv.split('/')[0], version: gv.split('/')[1], kind }));
 addRoot('meta/v1', 'Status', [{ group: '', version: 'v1', kind: 'Status' }]);

@@ -33,6 +33,19 @@ const typed = {
   'events.events.k8s.io': true,
   'priorityclasses.scheduling.k8s.io': true,
   'certificatesigningrequests.certificates.k8s.io': true,
+  resourcequotas: true,
+  limitranges: true,
+  'ingresses.networking.k8s.io': true,
+  'ingressclasses.networking.k8s.io': true,
+  'runtimeclasses.node.k8s.io': true,
+  'roles.rbac.authorization.k8s.io': true,
+  'rolebindings.rbac.authorization.k8s.io': true,
+  'clusterroles.rbac.authorization.k8s.io': true,
+  'clusterrolebindings.rbac.authorization.k8s.io': true,
+  'mutatingwebhookconfigurations.admissionregistration.k8s.io': true,
+  'validatingwebhookconfigurations.admissionregistration.k8s.io': true,
+  'validatingadmissionpolicies.admissionregistration.k8s.io': true,
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': true,
 } satisfies Record<ResourceName, true>;
 
 test('every served resource has its object type, and every typed name is served', () => {

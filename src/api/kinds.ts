@@ -31,6 +31,19 @@ import type {
   ServiceAccount,
   ServiceCIDR,
   StatefulSet,
+  ClusterRole,
+  ClusterRoleBinding,
+  Ingress,
+  IngressClass,
+  LimitRange,
+  MutatingWebhookConfiguration,
+  ResourceQuota,
+  Role,
+  RoleBinding,
+  RuntimeClass,
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+  ValidatingWebhookConfiguration,
 } from './types.js';
 
 export interface ResourceTypes {
@@ -63,6 +76,19 @@ export interface ResourceTypes {
   'events.events.k8s.io': EventsV1Event;
   'priorityclasses.scheduling.k8s.io': PriorityClass;
   'certificatesigningrequests.certificates.k8s.io': CertificateSigningRequest;
+  resourcequotas: ResourceQuota;
+  limitranges: LimitRange;
+  'ingresses.networking.k8s.io': Ingress;
+  'ingressclasses.networking.k8s.io': IngressClass;
+  'runtimeclasses.node.k8s.io': RuntimeClass;
+  'roles.rbac.authorization.k8s.io': Role;
+  'rolebindings.rbac.authorization.k8s.io': RoleBinding;
+  'clusterroles.rbac.authorization.k8s.io': ClusterRole;
+  'clusterrolebindings.rbac.authorization.k8s.io': ClusterRoleBinding;
+  'mutatingwebhookconfigurations.admissionregistration.k8s.io': MutatingWebhookConfiguration;
+  'validatingwebhookconfigurations.admissionregistration.k8s.io': ValidatingWebhookConfiguration;
+  'validatingadmissionpolicies.admissionregistration.k8s.io': ValidatingAdmissionPolicy;
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io': ValidatingAdmissionPolicyBinding;
 }
 
 export type ResourceName = keyof ResourceTypes;

@@ -82,6 +82,8 @@ export const resources: readonly ResourceInfo[] = [
     subresources: [statusSub('Service')],
   }),
   res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
+  res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], subresources: [statusSub('ResourceQuota')] }),
+  res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'] }),
   res('', 'v1', 'endpoints', 'Endpoints', true, {
     shortNames: ['ep'],
     singular: 'endpoints',
@@ -133,12 +135,39 @@ export const resources: readonly ResourceInfo[] = [
   res('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true, { shortNames: ['netpol'] }),
   res('networking.k8s.io', 'v1', 'servicecidrs', 'ServiceCIDR', false, { subresources: [statusSub('ServiceCIDR')] }),
   res('networking.k8s.io', 'v1', 'ipaddresses', 'IPAddress', false, { shortNames: ['ip'] }),
+  res('networking.k8s.io', 'v1', 'ingresses', 'Ingress', true, { shortNames: ['ing'], subresources: [statusSub('Ingress')] }),
+  res('networking.k8s.io', 'v1', 'ingressclasses', 'IngressClass', false),
+  res('node.k8s.io', 'v1', 'runtimeclasses', 'RuntimeClass', false),
+  res('rbac.authorization.k8s.io', 'v1', 'roles', 'Role', true),
+  res('rbac.authorization.k8s.io', 'v1', 'rolebindings', 'RoleBinding', true),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
+  res('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', 'ClusterRoleBinding', false),
+  res('admissionregistration.k8s.io', 'v1', 'mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', false, { categories: ['api-extensions'] }),
+  res('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', false, { categories: ['api-extensions'] }),
+  res('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'ValidatingAdmissionPolicy', false, {
+    categories: ['api-extensions'],
+    subresources: [statusSub('ValidatingAdmissionPolicy')],
+  }),
+  res('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', false, { categories: ['api-extensions'] }),
   res('events.k8s.io', 'v1', 'events', 'Event', true, { shortNames: ['ev'] }),
   res('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false, { shortNames: ['pc'] }),
   res('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false, {
     shortNames: ['csr'],
     subresources: [statusSub('CertificateSigningRequest'), { name: 'approval', kind: 'CertificateSigningRequest', verbs: ['get', 'patch', 'update'] }],
   }),
+];
+
+/**
+ * The review kinds of authentication.k8s.io and authorization.k8s.io: create-only and never stored
+ * (upstream's Creater-only REST storage); the request is answered with the object and its status.
+ */
+export const reviewResources: readonly ResourceInfo[] = [
+  res('authentication.k8s.io', 'v1', 'tokenreviews', 'TokenReview', false, { verbs: ['create'] }),
+  res('authentication.k8s.io', 'v1', 'selfsubjectreviews', 'SelfSubjectReview', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'subjectaccessreviews', 'SubjectAccessReview', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, { verbs: ['create'] }),
+  res('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true, { verbs: ['create'] }),
 ];
 
 /** Groups in the order discovery lists them ('' is the legacy core group under /api). */

@@ -1,5 +1,5 @@
-// Cluster plumbing: Node, Namespace, Lease, PriorityClass.
-import type { Lease, Namespace, Node, PriorityClass } from '../../api/types.js';
+// Cluster plumbing: Node, Namespace, Lease, PriorityClass, RuntimeClass.
+import type { Lease, Namespace, Node, PriorityClass, RuntimeClass } from '../../api/types.js';
 import { age, ageColumn, column, nameColumn, printer, wide } from './printer.js';
 
 const NODE_ROLE_PREFIX = 'node-role.kubernetes.io/';
@@ -94,4 +94,10 @@ export const priorityClassPrinter = printer<PriorityClass>(
     ),
   ],
   (pc, now) => ({ cells: [pc.metadata.name, pc.value, pc.globalDefault ?? false, age(pc, now), pc.preemptionPolicy ?? ''] }),
+);
+
+export const runtimeClassPrinter = printer<RuntimeClass>(
+  // Upstream describes HANDLER with ObjectMeta's doc for a field it lacks: empty.
+  [nameColumn, column('Handler', 'string', ''), ageColumn],
+  (rc, now) => ({ cells: [rc.metadata.name, rc.handler ?? '', age(rc, now)] }),
 );

@@ -1,5 +1,5 @@
-// Configuration and identity: ConfigMap, Secret, ServiceAccount.
-import type { ConfigMap, Secret, ServiceAccount } from '../../api/types.js';
+// Configuration and identity: ConfigMap, Secret, ServiceAccount, ResourceQuota.
+import type { ConfigMap, ResourceQuota, Secret, ServiceAccount } from '../../api/types.js';
 import { age, ageColumn, column, nameColumn, printer } from './printer.js';
 
 const count = (map: Record<string, string> | undefined) => Object.keys(map ?? {}).length;
@@ -43,4 +43,26 @@ export const serviceAccountPrinter = printer<ServiceAccount>(
     ageColumn,
   ],
   (sa, now) => ({ cells: [sa.metadata.name, sa.secrets?.length ?? 0, age(sa, now)] }),
+);
+
+/** "resource: used/hard" for each hard limit, sorted; limits.* go to LIMIT, the rest to REQUEST. */
+function quotaCells(quota: ResourceQuota): [request: string, limit: string] {
+  const hard = quota.status?.hard ?? {};
+  const used = quota.status?.used ?? {};
+  const request: string[] = [];
+  const limit: string[] = [];
+  for (const name of Object.keys(hard).sort()) {
+    (name.startsWith('limits.') ? limit : request).push(`${name}: ${used[name] ?? '0'}/${hard[name]}`);
+  }
+  return [request.join(', '), limit.join(', ')];
+}
+
+export const resourceQuotaPrinter = printer<ResourceQuota>(
+  [
+    nameColumn,
+    ageColumn,
+    column('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.'),
+    column('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
+  ],
+  (quota, now) => ({ cells: [quota.metadata.name, age(quota, now), ...quotaCells(quota)] }),
 );

@@ -1,5 +1,5 @@
-// Service, Endpoints, EndpointSlice, NetworkPolicy, ServiceCIDR, IPAddress.
-import type { EndpointSlice, Endpoints, IPAddress, NetworkPolicy, Service, ServiceCIDR } from '../../api/types.js';
+// Service, Endpoints, EndpointSlice, NetworkPolicy, ServiceCIDR, IPAddress, Ingress, IngressClass.
+import type { EndpointSlice, Endpoints, Ingress, IngressClass, IPAddress, NetworkPolicy, Service, ServiceCIDR } from '../../api/types.js';
 import { age, ageColumn, column, formatLabelSelector, formatLabels, listWithMore, nameColumn, printer, wide } from './printer.js';
 
 /** net.JoinHostPort: IPv6 addresses get brackets. */
@@ -163,4 +163,41 @@ function parentRef(ip: IPAddress): string {
 export const ipAddressPrinter = printer<IPAddress>(
   [nameColumn, column('ParentRef', 'string', 'ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.'), ageColumn],
   (ip, now) => ({ cells: [ip.metadata.name, parentRef(ip), age(ip, now)] }),
+);
+
+/** The HOSTS cell: the rules' hosts, the first three and a count of the rest; "*" when none is set. */
+function ingressHosts(ingress: Ingress): string {
+  const hosts = (ingress.spec?.rules ?? []).map((r) => r.host ?? '').filter((h) => h !== '');
+  if (hosts.length === 0) return '*';
+  return hosts.length > 3 ? `${hosts.slice(0, 3).join(',')} + ${hosts.length - 3} more...` : hosts.join(',');
+}
+
+export const ingressPrinter = printer<Ingress>(
+  [
+    nameColumn,
+    column('Class', 'string', 'The name of the IngressClass resource that should be used for additional configuration'),
+    column('Hosts', 'string', 'Hosts that incoming requests are matched against before the ingress rule'),
+    column('Address', 'string', 'Address is a list containing ingress points for the load-balancer'),
+    column('Ports', 'string', 'Ports of TLS configurations that open'),
+    ageColumn,
+  ],
+  (ing, now) => {
+    const address = (ing.status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || '').filter((a) => a !== '').join(',');
+    const ports = (ing.spec?.tls ?? []).length > 0 ? '80, 443' : '80';
+    return { cells: [ing.metadata.name, ing.spec?.ingressClassName ?? '<none>', ingressHosts(ing), address, ports, age(ing, now)] };
+  },
+);
+
+export const ingressClassPrinter = printer<IngressClass>(
+  [
+    nameColumn,
+    column('Controller', 'string', 'Controller that is responsible for handling this class'),
+    column('Parameters', 'string', 'A reference to a resource with additional parameters'),
+    ageColumn,
+  ],
+  (ic, now) => {
+    const p = ic.spec?.parameters;
+    const parameters = p ? `${p.kind}${p.apiGroup ? `.${p.apiGroup}` : ''}/${p.name}` : '<none>';
+    return { cells: [ic.metadata.name, ic.spec?.controller ?? '', parameters, age(ic, now)] };
+  },
 );

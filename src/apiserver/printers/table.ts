@@ -16,9 +16,11 @@ import {
   statefulSetPrinter,
 } from './workloads.js';
 import { cronJobPrinter } from './cronjob.js';
-import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter } from './cluster.js';
-import { configMapPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
-import { endpointSlicePrinter, endpointsPrinter, ipAddressPrinter, networkPolicyPrinter, serviceCIDRPrinter, servicePrinter } from './network.js';
+import { leasePrinter, namespacePrinter, nodePrinter, priorityClassPrinter, runtimeClassPrinter } from './cluster.js';
+import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
+import { validatingAdmissionPolicyBindingPrinter, validatingAdmissionPolicyPrinter, webhookConfigurationPrinter } from './admission.js';
+import { configMapPrinter, resourceQuotaPrinter, secretPrinter, serviceAccountPrinter } from './config.js';
+import { endpointSlicePrinter, endpointsPrinter, ingressClassPrinter, ingressPrinter, ipAddressPrinter, networkPolicyPrinter, serviceCIDRPrinter, servicePrinter } from './network.js';
 import { eventPrinter, eventsV1Printer } from './events.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
 import { jobPrinter } from './batch.js';
@@ -88,6 +90,16 @@ const printers = new Map<string, Printer>([
   ['batch/Job', jobPrinter],
   ['autoscaling/HorizontalPodAutoscaler', horizontalPodAutoscalerPrinter],
   ['policy/PodDisruptionBudget', podDisruptionBudgetPrinter],
+  ['/ResourceQuota', resourceQuotaPrinter],
+  ['networking.k8s.io/Ingress', ingressPrinter],
+  ['networking.k8s.io/IngressClass', ingressClassPrinter],
+  ['node.k8s.io/RuntimeClass', runtimeClassPrinter],
+  ['rbac.authorization.k8s.io/RoleBinding', roleBindingPrinter],
+  ['rbac.authorization.k8s.io/ClusterRoleBinding', clusterRoleBindingPrinter],
+  ['admissionregistration.k8s.io/MutatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
+  ['admissionregistration.k8s.io/ValidatingAdmissionPolicy', validatingAdmissionPolicyPrinter],
+  ['admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding', validatingAdmissionPolicyBindingPrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */
