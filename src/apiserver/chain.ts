@@ -133,7 +133,7 @@ function authorizationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
     const { info } = ctx;
     const user = ctx.user!;
-    await checkAuthorized(authorizer, { user, ...info });
+    await checkAuthorized(authorizer, { user, ...info, fieldSelector: ctx.url.searchParams.get('fieldSelector') ?? undefined });
     // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
     if (ctx.upgrade && info.verb === 'get' && info.resource === 'pods' && streamingSubresources.has(info.subresource)) {
       await checkAuthorized(authorizer, { user, ...info, verb: 'create' });

@@ -25,12 +25,17 @@ import { X509Authenticator } from './authn/x509.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
-import { BootstrapperAuthorizer, ClusterInfoAuthorizer, clusterInfoPath } from './authz/bootstrap.js';
+import { clusterInfoPath } from './authz/bootstrap.js';
 import type { UserInfo } from './authn/user.js';
 import { RequestAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, type Authorizer } from './authz/authorizer.js';
-import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthorizer, publicInfoPaths } from './authz/builtin.js';
+import { PrivilegedGroupsAuthorizer, publicInfoPaths } from './authz/builtin.js';
+import { RbacAuthorizer } from './authz/rbac/authorizer.js';
+import { NodeAuthorizer } from './authz/node/authorizer.js';
+import { clusterRoles } from './authz/rbac/bootstrappolicy/policy.js';
+import { ensureRbacPolicy } from './authz/rbac/bootstrappolicy/reconcile.js';
+import type { EscalationDeps } from './authz/rbac/escalation.js';
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -119,6 +124,8 @@ export class ApiServer implements Service {
   private pki!: Pki;
   private authenticator!: RequestAuthenticator;
   private authorizer!: Authorizer;
+  /** RBAC's rule resolver and the whole authorizer, for the escalation checks of RBAC writes. */
+  private escalation?: EscalationDeps;
   /** The components beside the API server, one thread each. */
   private readonly threads: Worker[] = [];
   private eventSweeper?: EventSweeper;
@@ -172,6 +179,7 @@ export class ApiServer implements Service {
       admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
       nodePortRange: this.opts.serviceNodePortRange,
+      escalation: () => this.escalation,
     });
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
@@ -186,13 +194,25 @@ export class ApiServer implements Service {
     const getSecret = (name: string) => this.registries.lookup('secrets', 'kube-system', name);
     credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
     this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
-    this.authorizer = new UnionAuthorizer([
-      new PrivilegedGroupsAuthorizer(),
-      new PublicInfoAuthorizer(),
-      new ClusterInfoAuthorizer(),
-      new BootstrapperAuthorizer(),
-      new AuthenticatedAuthorizer(),
-    ]);
+    // kube-apiserver's --authorization-mode=Node,RBAC, after the privileged group.
+    const reg = this.registries;
+    const rbacKinds = [
+      'roles.rbac.authorization.k8s.io',
+      'rolebindings.rbac.authorization.k8s.io',
+      'clusterroles.rbac.authorization.k8s.io',
+      'clusterrolebindings.rbac.authorization.k8s.io',
+    ] as const;
+    const rbac = new RbacAuthorizer({
+      version: () => rbacKinds.reduce((sum, r) => sum + reg.cacheChanges(r), 0),
+      roles: () => reg.cachedList('roles.rbac.authorization.k8s.io'),
+      roleBindings: () => reg.cachedList('rolebindings.rbac.authorization.k8s.io'),
+      clusterRoles: () => reg.cachedList('clusterroles.rbac.authorization.k8s.io'),
+      clusterRoleBindings: () => reg.cachedList('clusterrolebindings.rbac.authorization.k8s.io'),
+    });
+    const nodeRules = clusterRoles.find((r) => r.metadata?.name === 'system:node')!.rules!;
+    const node = new NodeAuthorizer({ version: () => reg.cacheChanges('pods'), pods: () => reg.cachedList('pods') }, nodeRules);
+    this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer(), node, rbac]);
+    this.escalation = { authorizer: this.authorizer, rbac };
 
     const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] });
     this.kubeletClient = new KubeletClient({ caPem: this.pki.ca.certPem, client: kubeletIdentity });
@@ -228,6 +248,7 @@ export class ApiServer implements Service {
     this.address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     await bootstrapObjects(this.registries, { ip: host === 'localhost' ? '127.0.0.1' : host, port }, { serviceClusterIPRange: this.opts.serviceClusterIPRange });
+    await ensureRbacPolicy(this.registries);
     this.allocationRepair = new ServiceAllocationRepair({ registries: this.registries, clock: this.clock, logger });
     this.allocationRepair.start();
     this.clusterServices = new Periodic({

@@ -84,6 +84,14 @@ function defaultEndpointSlice(slice: Obj): void {
   }
 }
 
+/** rbac/v1's SetDefaults_Subject and the roleRef's group: users and groups are RBAC's, service accounts core's. */
+function defaultBinding(b: Obj): void {
+  if (isObj(b.roleRef) && !b.roleRef.apiGroup) b.roleRef.apiGroup = 'rbac.authorization.k8s.io';
+  for (const s of Array.isArray(b.subjects) ? b.subjects : []) {
+    if (isObj(s) && !s.apiGroup && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = 'rbac.authorization.k8s.io';
+  }
+}
+
 function defaultPriorityClass(pc: Obj): void {
   if (pc.preemptionPolicy == null) pc.preemptionPolicy = 'PreemptLowerPriority';
 }
@@ -106,6 +114,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
   'networking.k8s.io/NetworkPolicy': defaultNetworkPolicy,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
+  'rbac.authorization.k8s.io/RoleBinding': defaultBinding,
+  'rbac.authorization.k8s.io/ClusterRoleBinding': defaultBinding,
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
 };
 

@@ -58,6 +58,7 @@ import {
   validateServiceCIDRStatusUpdate,
   validateServiceCIDRUpdate,
 } from './servicecidr.js';
+import { validateClusterRole, validateClusterRoleBinding, validateClusterRoleBindingUpdate, validateRole, validateRoleBinding, validateRoleBindingUpdate } from './rbac.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -113,6 +114,10 @@ const kinds: Record<string, KindValidation> = {
   'networking.k8s.io/ServiceCIDR': { create: validateServiceCIDR, update: validateServiceCIDRUpdate, status: validateServiceCIDRStatusUpdate },
   'networking.k8s.io/IPAddress': { create: validateIPAddress, update: validateIPAddressUpdate },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
+  'rbac.authorization.k8s.io/Role': { create: validateRole, update: thenCreate(validateRole) },
+  'rbac.authorization.k8s.io/ClusterRole': { create: validateClusterRole, update: thenCreate(validateClusterRole) },
+  'rbac.authorization.k8s.io/RoleBinding': { create: validateRoleBinding, update: validateRoleBindingUpdate },
+  'rbac.authorization.k8s.io/ClusterRoleBinding': { create: validateClusterRoleBinding, update: validateClusterRoleBindingUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,

@@ -18,6 +18,8 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** The request's fieldSelector query parameter (the Node authorizer reads spec.nodeName and metadata.name). */
+  fieldSelector?: string;
 }
 
 export type Decision = 'allow' | 'deny' | 'noOpinion';

@@ -26,6 +26,8 @@ import { certificateSigningRequestStrategy } from './strategies/certificates.js'
 import { daemonSetStrategy, replicatedStrategy, statefulSetStrategy } from './strategies/apps.js';
 import { horizontalPodAutoscalerStrategy, horizontalPodAutoscalerV1Strategy } from './strategies/autoscaling.js';
 import { jobStrategy } from './strategies/batch.js';
+import { rbacStrategies } from './strategies/rbac.js';
+import type { EscalationDeps } from '../authz/rbac/escalation.js';
 import { hasStatusCode, StatusError } from '../../api/errors.js';
 import { resourceNamed, type ResourceName, type ResourceTypes } from '../../api/kinds.js';
 
@@ -39,6 +41,8 @@ export interface RegistriesOptions {
   synchronousWatch: boolean;
   /** `--service-node-port-range` (default 30000-32767). */
   nodePortRange?: PortRange;
+  /** What RBAC writes are checked against for escalation (read at each write: the authorizer comes later). */
+  escalation?: () => EscalationDeps | undefined;
 }
 
 const systemUser = { name: 'system:apiserver', groups: ['system:masters'] };
@@ -109,10 +113,7 @@ export class Registries {
       generationStrategy('networking.k8s.io', 'ingresses'),
       plainStrategy('networking.k8s.io', 'ingressclasses'),
       plainStrategy('node.k8s.io', 'runtimeclasses'),
-      plainStrategy('rbac.authorization.k8s.io', 'roles'),
-      plainStrategy('rbac.authorization.k8s.io', 'rolebindings'),
-      plainStrategy('rbac.authorization.k8s.io', 'clusterroles'),
-      plainStrategy('rbac.authorization.k8s.io', 'clusterrolebindings'),
+      ...rbacStrategies(() => opts.escalation?.()),
       generationStrategy('admissionregistration.k8s.io', 'mutatingwebhookconfigurations'),
       generationStrategy('admissionregistration.k8s.io', 'validatingwebhookconfigurations'),
       generationStrategy('admissionregistration.k8s.io', 'validatingadmissionpolicies'),
@@ -185,6 +186,11 @@ export class Registries {
       if (hasStatusCode(err, 404)) return undefined;
       throw err;
     }
+  }
+
+  /** Grows whenever the watch cache of resource changes: callers keep derived indexes until it moves. */
+  cacheChanges(resource: ResourceName): number {
+    return this.caches.get(this.named(resource).strategy.storagePrefix)?.changes ?? 0;
   }
 
   cachedList<R extends ResourceName>(resource: R): Typed<R>[] {

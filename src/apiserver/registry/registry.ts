@@ -404,6 +404,7 @@ export class Registry {
     const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
+    await this.strategy.authorizeWrite?.(obj, undefined, opts.user);
     await this.deps.admitter.validate('CREATE', admit);
     const allocation = await this.strategy.allocate?.(obj, undefined, opts.dryRun);
     opts.track?.(obj, undefined);
@@ -491,6 +492,7 @@ export class Registry {
       await this.deps.admitter.mutate('UPDATE', admit);
       const errs = opts.subresource ? this.strategy.validateSubresourceUpdate(opts.subresource, obj, current) : this.strategy.validateUpdate(obj, current);
       this.assertValid(obj, errs);
+      if (!opts.subresource) await this.strategy.authorizeWrite?.(obj, current, opts.user);
       await this.deps.admitter.validate('UPDATE', admit);
       opts.track?.(obj, current);
       obj.metadata.resourceVersion = current.metadata.resourceVersion;

@@ -42,6 +42,12 @@ export interface ResourceStrategy {
   /** For a subresource that writes the object ('status', 'finalize'): keep everything it may not change. */
   prepareForSubresourceUpdate(subresource: string, obj: StoredObject, old: StoredObject, ctx: StrategyContext): void;
 
+  /**
+   * Refuses (throws 403) a valid write its user may not make whatever authorization said: RBAC's
+   * escalation prevention, as upstream's policybased storages wrap the store.
+   */
+  authorizeWrite?(obj: StoredObject, old: StoredObject | undefined, user: UserInfo): Promise<void>;
+
   validate(obj: StoredObject): FieldError[];
   validateUpdate(obj: StoredObject, old: StoredObject): FieldError[];
   /** Validation of a write through a subresource ('status', 'finalize'). */

@@ -62,6 +62,8 @@ export class WatchCache {
   /** Events with rv > windowStart are all in the window. */
   private windowStart = 0;
   private revision = 0;
+  /** Counts the changes to items (events applied, reloads). */
+  private changeCount = 0;
   private readonly watchers = new Set<CacheWatcher>();
   private readonly waiters: { rv: number; resolve: () => void }[] = [];
   private readonly abort = new AbortController();
@@ -113,6 +115,7 @@ export class WatchCache {
     }
     this.revision = revision ?? 0;
     this.windowStart = this.revision;
+    this.changeCount++;
     // Ready once the store watch is live, so nothing between the list and the watch is missed.
     await new Promise<void>((resolve) => {
       store.watch(
@@ -127,6 +130,11 @@ export class WatchCache {
         },
       );
     });
+  }
+
+  /** Grows with every change to the cached objects. */
+  get changes(): number {
+    return this.changeCount;
   }
 
   /** The revision the cache has applied every event up to. */
@@ -166,6 +174,7 @@ export class WatchCache {
   }
 
   private apply(e: WatchEvent): void {
+    this.changeCount++;
     const key = e.kv.key;
     let ev: CacheEvent;
     if (e.type === 'put') {
