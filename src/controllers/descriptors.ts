@@ -25,6 +25,7 @@ import { TaintEvictionController } from './tainteviction/controller.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
+import { ClusterRoleAggregationController } from './clusterroleaggregation/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -182,6 +183,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     identity: 'certificate-controller',
     init: (ctx) =>
       ctx.clusterSigningCertFile && ctx.clusterSigningKeyFile ? new CsrSigner({ ...ctx, certFile: ctx.clusterSigningCertFile, keyFile: ctx.clusterSigningKeyFile }) : undefined,
+  },
+  {
+    name: 'clusterrole-aggregation-controller',
+    aliases: ['clusterrole-aggregation'],
+    identity: 'clusterrole-aggregation-controller',
+    init: (ctx) => new ClusterRoleAggregationController(ctx),
   },
 ];
 

@@ -39,6 +39,7 @@ test('every controller names the service account upstream runs it as', () => {
       'service-cidr-controller': 'service-cidrs-controller',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
       'certificatesigningrequest-signing-controller': 'certificate-controller',
+      'clusterrole-aggregation-controller': 'clusterrole-aggregation-controller',
     },
   );
 });
