@@ -31,12 +31,12 @@ type BindingLike = RoleBinding | ClusterRoleBinding;
 
 /** The labels and annotations of both, the existing object's values winning. */
 function mergedMeta(existing: { metadata?: KubeObject['metadata'] }, expected: { metadata?: KubeObject['metadata'] }): KubeObject['metadata'] {
-  const m = existing.metadata!;
-  return {
-    ...m,
-    labels: { ...expected.metadata?.labels, ...m.labels },
-    annotations: { ...expected.metadata?.annotations, ...m.annotations },
-  };
+  const m = { ...existing.metadata };
+  const labels = { ...expected.metadata?.labels, ...m.labels };
+  const annotations = { ...expected.metadata?.annotations, ...m.annotations };
+  if (Object.keys(labels).length > 0) m.labels = labels;
+  if (Object.keys(annotations).length > 0) m.annotations = annotations;
+  return m;
 }
 
 /** The reconciled role, or undefined when existing already has everything expected has. */
