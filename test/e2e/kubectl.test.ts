@@ -57,9 +57,12 @@ describe('kubectl against kite server', () => {
   });
 
   it('impersonates with --as: the request runs as that user, and as no one else', () => {
+    const refused = kubectl(server, ['get', 'pods', '--as=jane']);
+    assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "default"');
+    kubectlOk(server, ['create', 'rolebinding', 'impersonated', '--clusterrole=view', '--user=jane', '--group=devs', '-n', 'default']);
     assert.equal(kubectl(server, ['get', 'pods', '--as=jane', '-o', 'name']).code, 0);
     assert.equal(kubectl(server, ['get', 'pods', '--as=system:serviceaccount:default:robot', '--as-group=devs', '-o', 'name']).code, 0);
-    // Impersonating anonymous drops system:authenticated, so the stand-in policy refuses it.
+    // Impersonating anonymous drops system:authenticated and the groups bound above.
     const anon = kubectl(server, ['get', 'pods', '--as=system:anonymous']);
     assert.equal(anon.code, 1);
     assert.equal(anon.stderr.trim(), 'Error from server (Forbidden): pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"');
