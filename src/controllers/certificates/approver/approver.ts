@@ -1,6 +1,6 @@
 // The CSR approver, as upstream's sarapprove: kubelet client certificates are approved for a node
 // joining with a bootstrap token (nodeclient) or renewing its own (selfnodeclient). Upstream asks a
-// SubjectAccessReview on certificatesigningrequests/{nodeclient,selfnodeclient}; until kite has RBAC
+// SubjectAccessReview on certificatesigningrequests/{nodeclient,selfnodeclient}; until kite serves that review
 // the rule those reviews grant under kubeadm's bindings is applied directly: system:bootstrappers may
 // ask for nodeclient, a node (system:nodes, username = the CN) for selfnodeclient.
 //
