@@ -27,11 +27,13 @@ import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
 import { BootstrapperAuthorizer, ClusterInfoAuthorizer, clusterInfoPath } from './authz/bootstrap.js';
 import type { UserInfo } from './authn/user.js';
-import { RequestAuthenticator } from './authn/union.js';
+import { RequestAuthenticator, UnionAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, type Authorizer } from './authz/authorizer.js';
 import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthorizer, publicInfoPaths } from './authz/builtin.js';
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
+import { reviewGroupVersions } from './reviews/api.js';
+import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
 import type { PortRange } from './registry/service/portallocator.js';
@@ -98,6 +100,9 @@ export interface ApiServerOptions {
   clock?: Clock;
   logger: Logger;
 }
+
+/** --api-audiences: kube-apiserver's default, the service-account issuer kubeadm configures. */
+const apiAudiences: readonly string[] = ['https://kubernetes.default.svc.cluster.local'];
 
 export type Component = 'controllers' | 'scheduler';
 export const allComponents: readonly Component[] = ['controllers', 'scheduler'];
@@ -179,13 +184,13 @@ export class ApiServer implements Service {
     this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
     this.eventSweeper.start();
 
-    const credentials: Authenticator[] = [new X509Authenticator(this.pki.ca.certPem)];
+    const tokens: Authenticator[] = [];
     if (this.opts.tokenAuthFile) {
-      credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
+      tokens.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
     const getSecret = (name: string) => this.registries.lookup('secrets', 'kube-system', name);
-    credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
-    this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
+    tokens.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
+    this.authenticator = new RequestAuthenticator([new X509Authenticator(this.pki.ca.certPem), ...tokens], new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     this.authorizer = new UnionAuthorizer([
       new PrivilegedGroupsAuthorizer(),
       new PublicInfoAuthorizer(),
@@ -208,6 +213,9 @@ export class ApiServer implements Service {
     const router = new Router({ metrics: this.metrics, address: () => this.address, ready: () => this.ready });
     for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
+    // TokenReview asks the bearer-token authenticators (a client certificate is no token).
+    const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), apiAudiences);
+    for (const gv of reviewGroupVersions({ authorizer: this.authorizer, tokenAuthenticator, apiAudiences, clock: this.clock })) router.register(gv);
     this.chain = buildHandlerChain(
       defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err) }),
       router.handle,
