@@ -46,7 +46,7 @@ import { ApiMetrics } from './metrics.js';
 import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
 import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
 import { Router, storageGroupVersions } from './router.js';
-import { bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
+import { APISERVER_KUBELET_CLIENT, bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
 import { isIP } from 'node:net';
 import { LeaseEndpointReconciler } from './endpointreconciler.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
@@ -199,7 +199,8 @@ export class ApiServer implements Service {
       new AuthenticatedAuthorizer(),
     ]);
 
-    const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] });
+    // No privileged group: kubelets ask this server (SubjectAccessReview), and the binding made at bootstrap grants it.
+    const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: APISERVER_KUBELET_CLIENT });
     this.kubeletClient = new KubeletClient({ caPem: this.pki.ca.certPem, client: kubeletIdentity });
     this.metricsApi = new MetricsApi({
       listNodes: () => this.registries.cachedList('nodes'),
