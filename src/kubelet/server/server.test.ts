@@ -29,9 +29,11 @@ let server: KubeletServer;
 const running = new Set(['c-now']);
 /** The API server's answer as upstream's default policy gives it: admins and the API server's kubelet client. */
 const reviewed: string[] = [];
+const reviewedGroups = new Set<string>();
 const authorizer = new DelegatingKubeletAuthorizer(async (review) => {
   const { user, groups, resourceAttributes: r } = review.spec;
   reviewed.push(`${user} ${r?.verb} ${r?.resource}/${r?.subresource} ${r?.name}`);
+  for (const g of groups ?? []) reviewedGroups.add(g);
   return { ...review, status: { allowed: user === 'kube-apiserver-kubelet-client' || (groups ?? []).includes('system:masters') } };
 }, realClock);
 
@@ -115,6 +117,7 @@ test('authentication and authorization', async () => {
   });
   // Each question went to the API server as a SubjectAccessReview on this node.
   assert.ok(reviewed.includes('system:node:n2 get nodes/proxy n1'), reviewed.join('\n'));
+  assert.ok(reviewedGroups.has('system:authenticated'), 'a certificate user is authenticated');
   assert.ok(reviewed.includes('kube-apiserver-kubelet-client get nodes/healthz n1'), reviewed.join('\n'));
 });
 

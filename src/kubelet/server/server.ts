@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { CertKeyPair } from '../../apiserver/authn/pki.js';
 import { X509Authenticator } from '../../apiserver/authn/x509.js';
+import { UnionAuthenticator } from '../../apiserver/authn/union.js';
 import type { UserInfo } from '../../apiserver/authn/user.js';
 import { podLogOptionsFromQuery, validatePodLogOptions } from '../../api/validation/podlogoptions.js';
 import type { Clock } from '../../util/clock.js';
@@ -71,14 +72,15 @@ type Route = (req: IncomingMessage, res: ServerResponse, url: URL, parts: string
 export class KubeletServer {
   private server?: Server;
   private boundPort = 0;
-  private readonly authenticator: X509Authenticator;
+  private readonly authenticator: UnionAuthenticator;
   private readonly streams = new Set<AbortController>();
   /** Upgraded connections (exec, attach, port-forward): the HTTP server no longer tracks them. */
   private readonly upgraded = new Set<Duplex>();
   private readonly routes: Record<string, Route>;
 
   constructor(private readonly opts: KubeletServerOptions) {
-    this.authenticator = new X509Authenticator(opts.caPem);
+    // As upstream's delegating authenticator: a certificate's user is also system:authenticated.
+    this.authenticator = new UnionAuthenticator([new X509Authenticator(opts.caPem)]);
     const notImplemented: Route = async (_req, _res, url) => {
       throw new HttpError(501, `${url.pathname.split('/')[1]} is not implemented by this kubelet yet`);
     };
