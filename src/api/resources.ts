@@ -170,6 +170,13 @@ export const reviewResources: readonly ResourceInfo[] = [
   res('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true, { verbs: ['create'] }),
 ];
 
+/** A review kind's resource, e.g. ('authorization.k8s.io', 'subjectaccessreviews'). */
+export function reviewResource(group: string, resource: string): ResourceInfo {
+  const r = reviewResources.find((x) => x.group === group && x.resource === resource);
+  if (!r) throw new Error(`no review resource ${resource}.${group}`);
+  return r;
+}
+
 /** Groups in the order discovery lists them ('' is the legacy core group under /api). */
 export function groupVersions(): { group: string; version: string }[] {
   const seen = new Map<string, { group: string; version: string }>();

@@ -123,6 +123,9 @@ export async function ensureClusterServices(registries: Registries, securePort: 
   });
 }
 
+/** The identity this server uses towards kubelets, whose APIs ask the server before serving it (SubjectAccessReview). */
+export const APISERVER_KUBELET_CLIENT = 'kube-apiserver-kubelet-client';
+
 export async function bootstrapObjects(registries: Registries, endpoint: ServerEndpoint, opts: BootstrapOptions = {}): Promise<void> {
   for (const name of namespaces) {
     await ensure(registries, '', 'namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

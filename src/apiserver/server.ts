@@ -27,7 +27,7 @@ import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
 import { clusterInfoPath } from './authz/bootstrap.js';
 import type { UserInfo } from './authn/user.js';
-import { RequestAuthenticator } from './authn/union.js';
+import { RequestAuthenticator, UnionAuthenticator } from './authn/union.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { UnionAuthorizer, type Authorizer } from './authz/authorizer.js';
 import { PrivilegedGroupsAuthorizer, publicInfoPaths } from './authz/builtin.js';
@@ -37,6 +37,8 @@ import { clusterRoles } from './authz/rbac/bootstrappolicy/policy.js';
 import { ensureRbacPolicy } from './authz/rbac/bootstrappolicy/reconcile.js';
 import type { EscalationDeps } from './authz/rbac/escalation.js';
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
+import { reviewGroupVersions } from './reviews/api.js';
+import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
 import type { PortRange } from './registry/service/portallocator.js';
@@ -49,7 +51,7 @@ import { ApiMetrics } from './metrics.js';
 import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
 import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
 import { Router, storageGroupVersions } from './router.js';
-import { bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
+import { APISERVER_KUBELET_CLIENT, bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
 import { isIP } from 'node:net';
 import { LeaseEndpointReconciler } from './endpointreconciler.js';
 import type { ControllerManagerConfig } from '../controllers/manager.js';
@@ -103,6 +105,9 @@ export interface ApiServerOptions {
   clock?: Clock;
   logger: Logger;
 }
+
+/** --api-audiences: kube-apiserver's default, the service-account issuer kubeadm configures. */
+const apiAudiences: readonly string[] = ['https://kubernetes.default.svc.cluster.local'];
 
 export type Component = 'controllers' | 'scheduler';
 export const allComponents: readonly Component[] = ['controllers', 'scheduler'];
@@ -187,13 +192,13 @@ export class ApiServer implements Service {
     this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
     this.eventSweeper.start();
 
-    const credentials: Authenticator[] = [new X509Authenticator(this.pki.ca.certPem)];
+    const tokens: Authenticator[] = [];
     if (this.opts.tokenAuthFile) {
-      credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
+      tokens.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
     const getSecret = (name: string) => this.registries.lookup('secrets', 'kube-system', name);
-    credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
-    this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
+    tokens.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
+    this.authenticator = new RequestAuthenticator([new X509Authenticator(this.pki.ca.certPem), ...tokens], new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     // kube-apiserver's --authorization-mode=Node,RBAC, after the privileged group.
     const reg = this.registries;
     const rbacKinds = [
@@ -214,7 +219,8 @@ export class ApiServer implements Service {
     this.authorizer = new UnionAuthorizer([new PrivilegedGroupsAuthorizer(), node, rbac]);
     this.escalation = { authorizer: this.authorizer, rbac };
 
-    const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'] });
+    // No privileged group: kubelets ask this server (SubjectAccessReview), and the binding made at bootstrap grants it.
+    const kubeletIdentity = await issueClientCertificate(this.pki, { commonName: APISERVER_KUBELET_CLIENT });
     this.kubeletClient = new KubeletClient({ caPem: this.pki.ca.certPem, client: kubeletIdentity });
     this.metricsApi = new MetricsApi({
       listNodes: () => this.registries.cachedList('nodes'),
@@ -228,6 +234,9 @@ export class ApiServer implements Service {
     const router = new Router({ metrics: this.metrics, address: () => this.address, ready: () => this.ready });
     for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
+    // TokenReview asks the bearer-token authenticators (a client certificate is no token).
+    const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), apiAudiences);
+    for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences, clock: this.clock })) router.register(gv);
     this.chain = buildHandlerChain(
       defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err) }),
       router.handle,

@@ -50,6 +50,9 @@ import { parseThresholdConfig } from './eviction/thresholds.js';
 import { allocatableBytes } from './node/setters.js';
 import { podDir } from './volumes/manager.js';
 import { KubeletServer, type KubeletHost } from './server/server.js';
+import { DelegatingKubeletAuthorizer } from './server/auth.js';
+import { reviewResource } from '../api/resources.js';
+import type { SubjectAccessReview } from 'kubernetes-types/authorization/v1.js';
 import { CRIStatsProvider } from './stats/cri.js';
 import { CgroupNodeStats } from './stats/node.js';
 import { ContainerLogManager } from './logs/manager.js';
@@ -161,7 +164,10 @@ export class Kubelet implements KubeletHost, Service {
     });
     const nodeStats = new CgroupNodeStats({ clock });
     const stats = new CRIStatsProvider({ runtime: this.runtime, node: nodeStats, nodeName: cfg.nodeName });
-    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, stats, clock, logger });
+    // The API server decides who may use this kubelet's API, asked with the kubelet's own credentials.
+    const subjectAccessReviews = this.client.resource<SubjectAccessReview>(reviewResource('authorization.k8s.io', 'subjectaccessreviews'));
+    const authorizer = new DelegatingKubeletAuthorizer((review) => subjectAccessReviews.create(review), clock);
+    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, stats, authorizer, clock, logger });
     this.lease = new NodeLeaseController({
       client: leaseClient(this.client),
       nodeName: cfg.nodeName,

@@ -86,8 +86,10 @@ describe('kubectl logs through the API server to a kubelet', () => {
     const ca = { certPem: readFileSync(join(pkiDir, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pkiDir, 'ca.key'), 'utf8') };
     const serving = await issueServingCertificate({ ca, clock: realClock }, { commonName: 'kn1', sans: ['127.0.0.1'] });
     kubelet = new KubeletServer({
-      config: { nodeIP: '127.0.0.1', port: 0 },
+      config: { nodeIP: '127.0.0.1', port: 0, nodeName: 'kn1' },
       serving,
+      // The API server's kubelet client is the only one here.
+      authorizer: { authorize: async () => true },
       caPem: ca.certPem,
       clock: realClock,
       logger: pino({ level: 'silent' }),

@@ -9,6 +9,7 @@ import type { AdmissionLookups } from './interface.js';
 import { NamespaceLifecycle, pluginName as namespaceLifecycle } from './plugins/namespacelifecycle.js';
 import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from './plugins/defaulttolerationseconds.js';
 import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
+import { NodeRestriction, pluginName as nodeRestriction } from './plugins/noderestriction.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -50,9 +51,13 @@ export const allOrderedPlugins: readonly string[] = [
   'AlwaysDeny',
 ];
 
-/** The plugins upstream runs when no flag says otherwise (the complement of DefaultOffAdmissionPlugins). */
+/**
+ * The plugins upstream runs when no flag says otherwise (the complement of DefaultOffAdmissionPlugins),
+ * and NodeRestriction, which kubeadm and k3s turn on.
+ */
 const defaultOnPlugins: ReadonlySet<string> = new Set([
   'NamespaceLifecycle',
+  'NodeRestriction',
   'LimitRanger',
   'ServiceAccount',
   'DefaultStorageClass',
@@ -89,6 +94,7 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [namespaceLifecycle, ({ lookups, clock }) => new NamespaceLifecycle({ lookups, clock })],
   [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
+  [nodeRestriction, ({ lookups }) => new NodeRestriction({ lookups })],
 ]);
 
 export interface AdmissionPluginFlags {

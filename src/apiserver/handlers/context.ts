@@ -28,7 +28,7 @@ export interface ResourceRequest {
   upgrade?: UpgradeRequest;
 }
 
-export function query(r: ResourceRequest, name: string): string | undefined {
+export function query(r: Pick<ResourceRequest, 'url'>, name: string): string | undefined {
   return r.url.searchParams.get(name) ?? undefined;
 }
 

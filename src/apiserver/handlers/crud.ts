@@ -17,7 +17,7 @@ import { fieldManagerFor, trackManagedFields } from './managed.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-export function fieldValidationOf(r: ResourceRequest): FieldValidation {
+export function fieldValidationOf(r: Pick<ResourceRequest, 'url'>): FieldValidation {
   const v = query(r, 'fieldValidation') ?? 'Warn';
   if (v !== 'Strict' && v !== 'Warn' && v !== 'Ignore') {
     throw badRequest(`fieldValidation parameter unsupported: ${v}; expected one of: Ignore, Warn, Strict`);
@@ -87,15 +87,18 @@ export async function handleList(r: ResourceRequest): Promise<void> {
 }
 
 /** Decodes a create/update body: type meta checked, unknown fields per fieldValidation, defaults applied. */
-export async function decodeInput(r: ResourceRequest, expectName?: string): Promise<{ obj: KubeObject; warnings: string[] }> {
+export async function decodeInput(r: InputRequest, expectName?: string): Promise<{ obj: KubeObject; warnings: string[] }> {
   const body = await readBody(r.req);
   const obj = decodeObjectBody(r.req.headers['content-type'], body);
   const warnings = prepareInput(r, obj, expectName);
   return { obj, warnings };
 }
 
+/** What decoding a request's object reads: the body, the resource, the URL's namespace and fieldValidation. */
+export type InputRequest = Pick<ResourceRequest, 'req' | 'url' | 'info' | 'resource'>;
+
 /** Checks and defaults an object that came from a client (a body, or the result of a patch). */
-export function prepareInput(r: ResourceRequest, obj: KubeObject, expectName?: string): string[] {
+export function prepareInput(r: InputRequest, obj: KubeObject, expectName?: string): string[] {
   const { group, version, kind } = r.resource;
   const want = apiVersionOf(group, version);
   // A patch result never went through the body decoder's type meta check; after it both are strings or null.

@@ -11,7 +11,7 @@ import { badRequest, internalError, StatusError, type QualifiedResource, type St
 
 export interface KubeletClientOptions {
   caPem: string;
-  /** CN kube-apiserver-kubelet-client, O system:masters. */
+  /** CN kube-apiserver-kubelet-client: kubelets authorize it through the API server (its ClusterRoleBinding). */
   client: CertKeyPair;
 }
 

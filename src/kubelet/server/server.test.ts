@@ -11,6 +11,7 @@ import { realClock } from '../../util/clock.js';
 import { formatCriLine } from '../logs/cri.js';
 import { RuntimeError, type ContainerStatus, type StreamingRequest } from '../runtime/types.js';
 import { KubeletServer, type KubeletHost } from './server.js';
+import { DelegatingKubeletAuthorizer } from './auth.js';
 import { validateContainerLogStatus } from './containerlogs.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -26,6 +27,15 @@ let pki: Pki;
 let otherPki: Pki;
 let server: KubeletServer;
 const running = new Set(['c-now']);
+/** The API server's answer as upstream's default policy gives it: admins and the API server's kubelet client. */
+const reviewed: string[] = [];
+const reviewedGroups = new Set<string>();
+const authorizer = new DelegatingKubeletAuthorizer(async (review) => {
+  const { user, groups, resourceAttributes: r } = review.spec;
+  reviewed.push(`${user} ${r?.verb} ${r?.resource}/${r?.subresource} ${r?.name}`);
+  for (const g of groups ?? []) reviewedGroups.add(g);
+  return { ...review, status: { allowed: user === 'kube-apiserver-kubelet-client' || (groups ?? []).includes('system:masters') } };
+}, realClock);
 
 const pod: Pod = {
   metadata: { name: 'web', namespace: 'default', uid: 'u1' },
@@ -68,7 +78,7 @@ before(async () => {
   const stats: StatsProvider = {
     getCPUAndMemoryStats: async () => ({ node: { nodeName: 'n1', cpu: { time: 1_000, usageCoreNanoSeconds: 2_500_000_000 }, memory: { time: 1_000, workingSetBytes: 1024 } }, pods: [] }),
   };
-  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0 }, serving, caPem: pki.ca.certPem, host, stats, clock: realClock, logger: pino({ level: 'silent' }) });
+  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0, nodeName: 'n1' }, serving, caPem: pki.ca.certPem, host, stats, authorizer, clock: realClock, logger: pino({ level: 'silent' }) });
   await server.start();
 });
 
@@ -105,6 +115,10 @@ test('authentication and authorization', async () => {
     body: 'Forbidden (user=system:node:n2, verb=get, resource=nodes, subresource=proxy)',
     type: 'text/plain; charset=utf-8',
   });
+  // Each question went to the API server as a SubjectAccessReview on this node.
+  assert.ok(reviewed.includes('system:node:n2 get nodes/proxy n1'), reviewed.join('\n'));
+  assert.ok(reviewedGroups.has('system:authenticated'), 'a certificate user is authenticated');
+  assert.ok(reviewed.includes('kube-apiserver-kubelet-client get nodes/healthz n1'), reviewed.join('\n'));
 });
 
 test('/pods lists the pods as a PodList', async () => {
@@ -205,7 +219,7 @@ test('exec and attach upgrades are relayed to the runtime streaming server, with
     },
   };
   const serving = await issueServingCertificate(pki, { commonName: 'n1', sans: ['127.0.0.1'] });
-  const kubelet = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0 }, serving, caPem: pki.ca.certPem, host: streamingHost, clock: realClock, logger: pino({ level: 'silent' }) });
+  const kubelet = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0, nodeName: 'n1' }, serving, caPem: pki.ca.certPem, host: streamingHost, authorizer, clock: realClock, logger: pino({ level: 'silent' }) });
   await kubelet.start();
   // An API-server-like front translating kubectl's v5 WebSocket to the kubelet's SPDY.
   const front = createServer();

@@ -1,7 +1,7 @@
 // The kubelet's HTTPS API (upstream's pkg/kubelet/server): /healthz, /pods,
 // /containerLogs/{namespace}/{pod}/{container} and /metrics/resource, on the node's address with a serving certificate
 // from the cluster CA. Every request needs a client certificate from that CA (anonymous auth off:
-// 401), and only cluster admins and the API server's kubelet client may use it (others: 403 with
+// 401), and the API server must allow it through a SubjectAccessReview (auth.ts; refused: 403 with
 // upstream's message). exec, attach and portForward relay upgrades to the runtime's streaming
 // server (streaming.ts); run and stats have their place here and answer 501 until they are implemented.
 import { createServer, type Server } from 'node:https';
@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
 import type { CertKeyPair } from '../../apiserver/authn/pki.js';
 import { X509Authenticator } from '../../apiserver/authn/x509.js';
+import { UnionAuthenticator } from '../../apiserver/authn/union.js';
 import type { UserInfo } from '../../apiserver/authn/user.js';
 import { podLogOptionsFromQuery, validatePodLogOptions } from '../../api/validation/podlogoptions.js';
 import type { Clock } from '../../util/clock.js';
@@ -26,6 +27,7 @@ import type { StatsProvider } from '../stats/types.js';
 import { renderResourceMetrics } from '../stats/resource-metrics.js';
 import { TEXT_CONTENT_TYPE } from '../stats/prometheus.js';
 import { closeServer } from '../../util/http-server.js';
+import { forbiddenMessage, subresourceOf, verbOf, type DelegatingKubeletAuthorizer } from './auth.js';
 
 /** What the server needs from the kubelet it belongs to. */
 export interface KubeletHost {
@@ -39,7 +41,9 @@ export interface KubeletHost {
 }
 
 export interface KubeletServerOptions {
-  config: Pick<KubeletConfig, 'nodeIP' | 'port'>;
+  config: Pick<KubeletConfig, 'nodeIP' | 'port' | 'nodeName'>;
+  /** Asks the API server whether a client may make a request (SubjectAccessReview). */
+  authorizer: Pick<DelegatingKubeletAuthorizer, 'authorize'>;
   /** The kubelet's serving certificate, signed by the cluster CA and valid for nodeIP. */
   serving: CertKeyPair;
   /** The cluster CA: client certificates must chain to it. */
@@ -51,9 +55,6 @@ export interface KubeletServerOptions {
   logger: Logger;
 }
 
-/** The identity kube-apiserver uses towards kubelets (kubeadm's apiserver-kubelet-client). */
-export const APISERVER_KUBELET_CLIENT = 'kube-apiserver-kubelet-client';
-const privilegedGroups = ['system:masters', 'kubeadm:cluster-admins'];
 const streamingRoutes = new Set(['exec', 'attach', 'portForward', 'run']);
 
 class HttpError extends Error {
@@ -71,14 +72,15 @@ type Route = (req: IncomingMessage, res: ServerResponse, url: URL, parts: string
 export class KubeletServer {
   private server?: Server;
   private boundPort = 0;
-  private readonly authenticator: X509Authenticator;
+  private readonly authenticator: UnionAuthenticator;
   private readonly streams = new Set<AbortController>();
   /** Upgraded connections (exec, attach, port-forward): the HTTP server no longer tracks them. */
   private readonly upgraded = new Set<Duplex>();
   private readonly routes: Record<string, Route>;
 
   constructor(private readonly opts: KubeletServerOptions) {
-    this.authenticator = new X509Authenticator(opts.caPem);
+    // As upstream's delegating authenticator: a certificate's user is also system:authenticated.
+    this.authenticator = new UnionAuthenticator([new X509Authenticator(opts.caPem)]);
     const notImplemented: Route = async (_req, _res, url) => {
       throw new HttpError(501, `${url.pathname.split('/')[1]} is not implemented by this kubelet yet`);
     };
@@ -144,9 +146,8 @@ export class KubeletServer {
         user = undefined;
       }
       if (!user) throw new HttpError(401, 'Unauthorized');
-      if (!authorized(user)) {
-        throw new HttpError(403, `Forbidden (user=${user.name}, verb=${verbOf(req.method)}, resource=nodes, subresource=${subresourceOf(parts[0])})`);
-      }
+      const attrs = { user, verb: verbOf(req.method), subresource: subresourceOf(parts[0]), name: this.opts.config.nodeName };
+      if (!(await this.opts.authorizer.authorize(attrs))) throw new HttpError(403, forbiddenMessage(attrs));
       const route = parts[0] !== undefined ? this.routes[parts[0]] : undefined;
       if (!route || !Object.hasOwn(this.routes, parts[0]!)) throw new HttpError(404, '404 page not found');
       // exec, attach, portForward and run take POST (and upgrades); the rest are reads.
@@ -258,50 +259,6 @@ export class KubeletServer {
 function canStream(host: KubeletHost): host is KubeletHost & StreamingHost {
   const r = host.runtime;
   return Boolean(r.exec && r.attach && r.portForward && r.listPodSandbox);
-}
-
-function authorized(user: UserInfo): boolean {
-  return user.name === APISERVER_KUBELET_CLIENT || user.groups.some((g) => privilegedGroups.includes(g));
-}
-
-/** The verb the kubelet's authorizer sees (upstream's auth.go: GET is get, POST create, ...). */
-function verbOf(method: string | undefined): string {
-  switch (method) {
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return 'delete';
-    default:
-      return 'get';
-  }
-}
-
-/** The nodes subresource a kubelet path maps to (upstream's auth.go); anything else is "proxy". */
-function subresourceOf(first: string | undefined): string {
-  switch (first) {
-    case 'stats':
-      return 'stats';
-    case 'metrics':
-      return 'metrics';
-    case 'logs':
-      return 'log';
-    case 'spec':
-      return 'spec';
-    case 'pods':
-      return 'pods';
-    case 'healthz':
-      return 'healthz';
-    case 'configz':
-      return 'configz';
-    case 'checkpoint':
-      return 'checkpoint';
-    default:
-      return 'proxy';
-  }
 }
 
 function writePlain(res: ServerResponse, code: number, text: string): void {

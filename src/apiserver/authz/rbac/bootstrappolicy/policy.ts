@@ -5,6 +5,7 @@
 // objects at the end are kite's own additions (see docs/architecture.md).
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject } from '../../../../api/types.js';
 import { rbacGroup } from '../../../../api/validation/rbac.js';
+import { APISERVER_KUBELET_CLIENT } from '../../../bootstrap.js';
 
 export const bootstrappingLabel = 'kubernetes.io/bootstrapping';
 export const autoUpdateAnnotation = 'rbac.authorization.kubernetes.io/autoupdate';
@@ -413,6 +414,8 @@ export const kiteClusterRoleBindings: readonly ClusterRoleBinding[] = [
   clusterRoleBinding('system:kite:node-bootstrapper', 'system:node-bootstrapper', [group('system:bootstrappers')]),
   clusterRoleBinding('system:kite:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
   clusterRoleBinding('system:kite:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [group('system:nodes')]),
+  // kubeadm's kube-apiserver-kubelet-client: kubelets ask this server whether its client may use their API (logs, exec, metrics).
+  clusterRoleBinding('kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [user(APISERVER_KUBELET_CLIENT)]),
 ];
 
 export const kiteRoles: readonly Role[] = [
