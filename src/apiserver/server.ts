@@ -12,7 +12,10 @@ import { openStore } from '../storage/open.js';
 import { Compactor } from '../storage/compactor.js';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
+import { ensurePki, ensureServiceAccountKey, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
+import { ServiceAccountAuthenticator } from './authn/serviceaccount.js';
+import { TokenSigner, defaultServiceAccountIssuer, expirationExtensionSeconds, openIDConfiguration } from './authn/satoken.js';
+import type { TokenIssuer } from './handlers/tokenrequest.js';
 import type { Worker } from 'node:worker_threads';
 import type { RestConfig } from '../client/rest.js';
 import { startThread, stopThread } from '../util/component-thread.js';
@@ -95,6 +98,10 @@ export interface ApiServerOptions {
   serviceClusterIPRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
+  /** --service-account-issuer (default https://kubernetes.default.svc.cluster.local); also the API audience. */
+  serviceAccountIssuer?: string;
+  /** --service-account-max-token-expiration in seconds (default: no cap). */
+  serviceAccountMaxTokenExpirationSeconds?: number;
   clock?: Clock;
   logger: Logger;
 }
@@ -138,6 +145,8 @@ export class ApiServer implements Service {
   private chain!: Handler;
   private ready = false;
   private address = '';
+  /** The advertise address, once known (the OIDC key set is published there). */
+  private advertise?: string;
   /** The listener on the advertise address when it is not the listen address. */
   private advertised?: Server;
   private advertiseAbort = new AbortController();
@@ -162,6 +171,7 @@ export class ApiServer implements Service {
     await mkdir(dataDir, { recursive: true });
     const [host, portText] = splitHostPort(this.opts.listen);
     const advertise = advertiseAddress(host, this.opts.advertiseAddress);
+    this.advertise = advertise;
     // The names in-cluster clients use: the advertise address, the Service's IP and DNS names.
     const serviceSans = [kubernetesServiceIP({ serviceClusterIPRange: this.opts.serviceClusterIPRange }), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
     this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host, ...(advertise ? [advertise] : []), ...serviceSans], clock: this.clock });
@@ -179,12 +189,22 @@ export class ApiServer implements Service {
     this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
     this.eventSweeper.start();
 
+    const tokens = await this.tokenIssuer();
     const credentials: Authenticator[] = [new X509Authenticator(this.pki.ca.certPem)];
     if (this.opts.tokenAuthFile) {
       credentials.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
     const getSecret = (name: string) => this.registries.lookup('secrets', 'kube-system', name);
     credentials.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
+    credentials.push(
+      new ServiceAccountAuthenticator({
+        signer: tokens.signer,
+        issuers: [tokens.issuer],
+        apiAudiences: tokens.apiAudiences,
+        get: (resource, namespace, name) => this.registries.lookup(resource, namespace, name),
+        clock: this.clock,
+      }),
+    );
     this.authenticator = new RequestAuthenticator(credentials, new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     this.authorizer = new UnionAuthorizer([
       new PrivilegedGroupsAuthorizer(),
@@ -205,8 +225,13 @@ export class ApiServer implements Service {
       resolutionMs: this.opts.metricResolutionMs,
     });
 
-    const router = new Router({ metrics: this.metrics, address: () => this.address, ready: () => this.ready });
-    for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient })) router.register(gv);
+    const router = new Router({
+      metrics: this.metrics,
+      address: () => this.address,
+      ready: () => this.ready,
+      issuerDiscovery: () => ({ configuration: openIDConfiguration(tokens.issuer, this.advertisedAddress()), jwks: { keys: [tokens.signer.jwk()] } }),
+    });
+    for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient, tokens })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
     this.chain = buildHandlerChain(
       defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err) }),
@@ -268,6 +293,29 @@ export class ApiServer implements Service {
     this.metricsApi.start();
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
+  }
+
+  /**
+   * The service-account token settings: the key made beside the CA on first start, the issuer, and
+   * the API audiences (kube-apiserver's default: the issuer).
+   */
+  private async tokenIssuer(): Promise<TokenIssuer> {
+    const issuer = this.opts.serviceAccountIssuer ?? defaultServiceAccountIssuer;
+    return {
+      signer: new TokenSigner(await ensureServiceAccountKey(this.pki.dir)),
+      issuer,
+      apiAudiences: [issuer],
+      maxExpirationSeconds: this.opts.serviceAccountMaxTokenExpirationSeconds ?? 0,
+      extendExpiration: true,
+      maxExtendedExpirationSeconds: expirationExtensionSeconds,
+    };
+  }
+
+  /** host:port where clients outside this machine reach the server (the advertise address when there is one). */
+  private advertisedAddress(): string {
+    if (!this.advertise) return this.address;
+    const port = this.address.slice(this.address.lastIndexOf(':') + 1);
+    return `${this.advertise.includes(':') ? `[${this.advertise}]` : this.advertise}:${port}`;
   }
 
   /** The HTTPS listener: the request pipeline, upgrades (exec, attach, port-forward) and the slowloris bounds. */
@@ -345,6 +393,8 @@ export class ApiServer implements Service {
     return {
       clusterSigningCertFile: join(this.pki.dir, 'ca.crt'),
       clusterSigningKeyFile: join(this.pki.dir, 'ca.key'),
+      rootCAFile: join(this.pki.dir, 'ca.crt'),
+      serviceAccountPrivateKeyFile: join(this.pki.dir, 'sa.key'),
       controllers: this.opts.controllers,
       serviceAccountTokens,
       terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold,

@@ -39,6 +39,10 @@ export interface ControllerContext {
   logger: Logger;
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** --root-ca-file (the root-ca-certificate-publisher's CA). */
+  rootCAFile?: string;
+  /** --service-account-private-key-file (the legacy token signer's key). */
+  serviceAccountPrivateKeyFile?: string;
   /** --terminated-pod-gc-threshold (default 12500; 0 turns the terminated-pod rule off). */
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
