@@ -11,7 +11,7 @@ import { RestClient, type HttpRequest, type HttpResponse, type RoundTripper } fr
 import { notFoundPath, StatusError } from '../../api/errors.js';
 import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { realClock, type Clock } from '../../util/clock.js';
-import { newAdmitter } from '../admission/plugins.js';
+import { newAdmitter, type AdmissionPluginFlags } from '../admission/plugins.js';
 import type { UserInfo } from '../authn/user.js';
 import { bootstrapObjects } from '../bootstrap.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from '../http/requestinfo.js';
@@ -37,6 +37,11 @@ export interface Action {
 export interface FakeApiOptions {
   /** The server's clock: deletionTimestamps, watch timeouts, NamespaceLifecycle's cache window. */
   clock?: Clock;
+  /**
+   * The admission plugin flags. Default: the API server's, less ServiceAccount: no serviceaccount
+   * controller makes the `default` service accounts the plugin waits for here.
+   */
+  admission?: AdmissionPluginFlags;
 }
 
 export class FakeApi {
@@ -59,8 +64,8 @@ export class FakeApi {
   static async start(opts: FakeApiOptions = {}): Promise<FakeApi> {
     const clock = opts.clock ?? realClock;
     const store = new SqliteStore(':memory:');
-    // The API server's default admission plugins, as it builds them.
-    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock), synchronousWatch: store.synchronousWatch });
+    const admission = opts.admission ?? { disable: ['ServiceAccount'] };
+    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock, admission), synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
     return new FakeApi(store, registries, clock);
