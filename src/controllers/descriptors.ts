@@ -25,6 +25,9 @@ import { TaintEvictionController } from './tainteviction/controller.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
+import { ServiceAccountsController } from './serviceaccount/controller.js';
+import { RootCACertPublisher } from './rootcacertpublisher/controller.js';
+import { readFileSync } from 'node:fs';
 
 export interface RunnableController {
   start(): void;
@@ -173,6 +176,18 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: [],
     identity: 'service-cidrs-controller',
     init: (ctx) => new ServiceCIDRController(ctx),
+  },
+  {
+    name: 'serviceaccount-controller',
+    aliases: ['serviceaccount'],
+    identity: 'service-account-controller',
+    init: (ctx) => new ServiceAccountsController(ctx),
+  },
+  {
+    name: 'root-ca-certificate-publisher-controller',
+    aliases: ['root-ca-cert-publisher'],
+    identity: 'root-ca-cert-publisher',
+    init: (ctx) => (ctx.rootCAFile ? new RootCACertPublisher({ ...ctx, rootCA: readFileSync(ctx.rootCAFile, 'utf8') }) : undefined),
   },
   {
     name: 'certificatesigningrequest-approving-controller',
