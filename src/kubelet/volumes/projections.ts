@@ -154,7 +154,7 @@ export async function projectedPayload(
         });
         token = tr.status?.token ?? '';
       } catch (err) {
-        throw new Error(`failed to fetch token: ${(err as Error).message}`);
+        throw new Error(`failed to fetch token: ${(err as Error).message}`, { cause: err });
       }
       payload.set(path, { data: Buffer.from(token, 'utf8'), mode: defaultMode });
     } else if ((s as { clusterTrustBundle?: unknown }).clusterTrustBundle) {
