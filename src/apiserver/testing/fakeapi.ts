@@ -18,6 +18,7 @@ import { parseRequestInfo, splitRequestTarget, type RequestInfo } from '../http/
 import { toStatusError, writeError } from '../http/respond.js';
 import { Registries } from '../registry/registries.js';
 import { storageGroupVersions, type APIGroupVersion } from '../router.js';
+import type { TokenIssuer } from '../handlers/tokenrequest.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -42,6 +43,8 @@ export interface FakeApiOptions {
    * controller makes the `default` service accounts the plugin waits for here.
    */
   admission?: AdmissionPluginFlags;
+  /** The service-account token issuer behind serviceaccounts/token (absent: it answers 503). */
+  tokens?: TokenIssuer;
 }
 
 export class FakeApi {
@@ -56,8 +59,9 @@ export class FakeApi {
     readonly store: SqliteStore,
     readonly registries: Registries,
     clock: Clock,
+    tokens?: TokenIssuer,
   ) {
-    this.groupVersions = new Map(storageGroupVersions({ registries, clock }).map((gv) => [`${gv.group}/${gv.version}`, gv]));
+    this.groupVersions = new Map(storageGroupVersions({ registries, clock, tokens }).map((gv) => [`${gv.group}/${gv.version}`, gv]));
   }
 
   /** A started server with the objects a fresh cluster has (default, kube-system, kube-public, ...). */
@@ -68,7 +72,7 @@ export class FakeApi {
     const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock, admission), synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
-    return new FakeApi(store, registries, clock);
+    return new FakeApi(store, registries, clock, opts.tokens);
   }
 
   /** A client that reaches this server as user (default: the cluster admin). */
