@@ -1,9 +1,12 @@
 // bench/api: create, get, list and watch delivery through the API server at a fixed offered load,
 // and the same operations on the bare store in the same run, for SQLite and etcd.
-//   node --import tsx bench/api.ts [--rate 2000] [--seconds 5] [--backends sqlite,etcd]
+//   node --import tsx bench/api.ts [--rate 2000] [--seconds 5] [--backends sqlite,etcd] [--rbac-bindings 10000]
+// With --rbac-bindings N the API is measured twice: as system:masters (admin.kubeconfig, decided by the
+// privileged-group authorizer) and as a token user whose rights come from a RoleBinding among N others
+// (decided by RBAC), so the difference is what authorization costs per request.
 // Needs `npm run build` first (the server runs as its own process, as in production).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +25,8 @@ const seconds = Number(args.flags.get('seconds') ?? 5);
 const backends = (args.flags.get('backends') ?? 'sqlite,etcd').split(',');
 const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const listSize = 100;
+const rbacBindings = Number(args.flags.get('rbac-bindings') ?? 0);
+const benchToken = 'bench-user-token';
 
 function pod(name: string, namespace: string) {
   return {
@@ -72,14 +77,15 @@ function storeOps(store: Store): Ops {
   };
 }
 
-function apiOps(rest: RestClient): Ops {
+/** ops on the API; createNamespaces: false when the namespaces were made by an admin beforehand. */
+function apiOps(rest: RestClient, createNamespaces = true): Ops {
   const base = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
   return {
     create: (i) => rest.request({ method: 'POST', path: base('bench'), body: pod(`p-${i}`, 'bench') }),
     get: (i) => rest.request({ path: `${base('bench')}/p-${i}` }),
     list: () => rest.request({ path: base('listed') }),
     async seedList() {
-      for (const ns of ['bench', 'listed']) await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+      if (createNamespaces) for (const ns of benchNamespaces) await createNamespace(rest, ns);
       for (let i = 0; i < listSize; i++) await rest.request({ method: 'POST', path: base('listed'), body: pod(`l-${i}`, 'listed') });
     },
     async watch(seen) {
@@ -93,6 +99,39 @@ function apiOps(rest: RestClient): Ops {
       return () => abort.abort();
     },
   };
+}
+
+const benchNamespaces = ['bench', 'listed'];
+
+async function createNamespace(rest: RestClient, name: string): Promise<void> {
+  await rest.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+}
+
+/**
+ * The bench namespaces with the bench user bound to `edit` in each, and `count` RoleBindings of other
+ * users to `view` spread over 100 namespaces (the bench namespaces among them), so RBAC looks its
+ * user up among them.
+ */
+async function seedBindings(admin: RestClient, count: number): Promise<void> {
+  const binding = (namespace: string, name: string, user: string, role: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  });
+  const others = Array.from({ length: 98 }, (_, i) => `rbac-${i}`);
+  for (const ns of [...benchNamespaces, ...others]) await createNamespace(admin, ns);
+  const namespaces = [...benchNamespaces, ...others];
+  for (const ns of benchNamespaces) await admin.request({ method: 'POST', path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, body: binding(ns, 'bench-edit', 'bench', 'edit') });
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, (_, j) => {
+        const ns = namespaces[(i + j) % namespaces.length]!;
+        return admin.request({ method: 'POST', path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, body: binding(ns, `viewer-${i + j}`, `user-${i + j}`, 'view') });
+      }),
+    );
+  }
 }
 
 interface Measured {
@@ -148,9 +187,10 @@ async function measure(ops: Ops, cpu: CpuMeter): Promise<Measured> {
   return { create, get, list, watch };
 }
 
-async function startKite(dataDir: string, store: string): Promise<{ kubeconfig: string; pid: number; stop: () => Promise<void> }> {
+async function startKite(dataDir: string, store: string, tokenFile?: string): Promise<{ kubeconfig: string; pid: number; stop: () => Promise<void> }> {
   // The API server alone: the scheduler would add its own writes for every pod.
-  const proc = spawn(process.execPath, [kiteBin, 'server', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--store', store, '--components', 'apiserver'], {
+  const tokens = tokenFile ? ['--token-auth-file', tokenFile] : [];
+  const proc = spawn(process.execPath, [kiteBin, 'server', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--store', store, '--components', 'apiserver', ...tokens], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, KITE_LOG_LEVEL: 'warn' },
   });
@@ -185,11 +225,27 @@ async function main(): Promise<void> {
       const bare: Store = etcd ? new EtcdStore({ endpoints: [etcd.endpoint], prefix: '/bare' }) : new SqliteStore(join(dir, 'bare.db'));
       print(backend, 'store', await measure(storeOps(bare), selfCpu));
       await bare.close();
-      const server = await startKite(join(dir, 'kite'), etcd ? `etcd://${etcd.endpoint}` : 'sqlite');
-      const rest = new RestClient(await loadKubeconfig(server.kubeconfig));
-      print(backend, 'API', await measure(apiOps(rest), processCpu(server.pid)));
-      rest.close();
+      const tokenFile = join(dir, 'tokens.csv');
+      writeFileSync(tokenFile, `${benchToken},bench,bench-uid,"bench-group"\n`);
+      const store = etcd ? `etcd://${etcd.endpoint}` : 'sqlite';
+      const server = await startKite(join(dir, 'kite'), store, tokenFile);
+      const admin = await loadKubeconfig(server.kubeconfig);
+      const rest = new RestClient(admin);
+      print(backend, rbacBindings ? 'API system:masters' : 'API', await measure(apiOps(rest), processCpu(server.pid)));
       await server.stop();
+      if (rbacBindings) {
+        // A fresh server and store: the same pod counts, and N bindings besides the bench user's own.
+        const rbacDir = join(dir, 'kite-rbac');
+        const rbacServer = await startKite(rbacDir, etcd ? `etcd://${etcd.endpoint}/rbac` : 'sqlite', tokenFile);
+        const rbacAdmin = new RestClient(await loadKubeconfig(rbacServer.kubeconfig));
+        await seedBindings(rbacAdmin, rbacBindings);
+        rbacAdmin.close();
+        const user = new RestClient({ ...(await loadKubeconfig(rbacServer.kubeconfig)), token: benchToken, cert: undefined, key: undefined });
+        print(backend, `API RBAC (${rbacBindings} bindings)`, await measure(apiOps(user, false), processCpu(rbacServer.pid)));
+        user.close();
+        await rbacServer.stop();
+      }
+      rest.close();
     } finally {
       await etcd?.stop();
       rmSync(dir, { recursive: true, force: true });

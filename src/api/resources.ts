@@ -81,7 +81,10 @@ export const resources: readonly ResourceInfo[] = [
     verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
     subresources: [statusSub('Service')],
   }),
-  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, { shortNames: ['sa'] }),
+  res('', 'v1', 'serviceaccounts', 'ServiceAccount', true, {
+    shortNames: ['sa'],
+    subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
+  }),
   res('', 'v1', 'resourcequotas', 'ResourceQuota', true, { shortNames: ['quota'], subresources: [statusSub('ResourceQuota')] }),
   res('', 'v1', 'limitranges', 'LimitRange', true, { shortNames: ['limits'] }),
   res('', 'v1', 'endpoints', 'Endpoints', true, {

@@ -16,6 +16,8 @@ import { handleWatch } from './handlers/watch.js';
 import { negotiateOutput, tableOptions, wantsAggregatedDiscovery } from './http/negotiation.js';
 import { addResponseWarning, writeObject, writeText } from './http/respond.js';
 import type { KubeletClient } from './kubeletclient/client.js';
+import type { TokenIssuer } from './handlers/tokenrequest.js';
+import { jwksPath, openIDConfigurationPath } from './authn/satoken.js';
 import type { ApiMetrics } from './metrics.js';
 import { serveOpenAPIV2 } from './openapi/v2.js';
 import { openapiV3Doc, openapiV3Root } from './openapi/v3.js';
@@ -42,6 +44,11 @@ export interface RouterOptions {
   address(): string;
   /** Whether storage and the caches are up (health checks). */
   ready(): boolean;
+  /**
+   * Service account issuer discovery (upstream's openidmetadata.go): the OpenID configuration
+   * (undefined when the issuer is no https URL) and the key set; absent: neither is served.
+   */
+  issuerDiscovery?(): { configuration?: Record<string, unknown>; jwks: Record<string, unknown> };
 }
 
 export class Router {
@@ -93,6 +100,21 @@ export class Router {
       }
       case '/openapi/v2':
         return serveOpenAPIV2(req, res);
+      case openIDConfigurationPath:
+      case jwksPath: {
+        const discovery = this.opts.issuerDiscovery?.();
+        const doc = path === jwksPath ? discovery?.jwks : discovery?.configuration;
+        if (!doc) throw notFoundPath();
+        const body = JSON.stringify(doc);
+        // As upstream: cacheable for an hour by anyone (the keys change only with the server's key).
+        res.writeHead(200, {
+          'Content-Type': path === jwksPath ? 'application/jwk-set+json' : 'application/json',
+          'Cache-Control': 'public, max-age=3600',
+          'Content-Length': String(Buffer.byteLength(body)),
+        });
+        res.end(body);
+        return;
+      }
       case '/openapi/v3':
         return writeObject(res, 200, openapiV3Root());
     }
@@ -154,6 +176,8 @@ export interface StorageDependencies {
   clock: Clock;
   /** The API server's client to kubelets, for the node-proxied subresources (absent: they answer 503). */
   kubelet?: KubeletClient;
+  /** The service-account token issuer for serviceaccounts/token (absent: it answers 503). */
+  tokens?: TokenIssuer;
 }
 
 /**
@@ -161,7 +185,7 @@ export interface StorageDependencies {
  * registers; a subresource the catalog declares without a handler is an error at start.
  */
 export function storageGroupVersions(deps: StorageDependencies): APIGroupVersion[] {
-  const storage = subresourceStorage(deps.kubelet);
+  const storage = subresourceStorage(deps.kubelet, deps.tokens);
   return groupVersions().map(({ group, version }) => {
     const resources = catalog.filter((r) => r.group === group && r.version === version);
     const subresources = new Map<string, ReadonlyMap<string, SubresourceHandler>>();

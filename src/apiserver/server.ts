@@ -12,7 +12,10 @@ import { openStore } from '../storage/open.js';
 import { Compactor } from '../storage/compactor.js';
 import { realClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { ensurePki, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
+import { ensurePki, ensureServiceAccountKey, issueClientCertificate, servingTlsOptions, type Pki } from './authn/pki.js';
+import { ServiceAccountAuthenticator } from './authn/serviceaccount.js';
+import { TokenSigner, defaultServiceAccountIssuer, expirationExtensionSeconds, openIDConfiguration } from './authn/satoken.js';
+import type { TokenIssuer } from './handlers/tokenrequest.js';
 import type { Worker } from 'node:worker_threads';
 import type { RestConfig } from '../client/rest.js';
 import { startThread, stopThread } from '../util/component-thread.js';
@@ -102,12 +105,14 @@ export interface ApiServerOptions {
   serviceClusterIPRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
+  /** --service-account-issuer (default https://kubernetes.default.svc.cluster.local); also the API audience. */
+  serviceAccountIssuer?: string;
+  /** --service-account-max-token-expiration in seconds (default: no cap). */
+  serviceAccountMaxTokenExpirationSeconds?: number;
   clock?: Clock;
   logger: Logger;
 }
 
-/** --api-audiences: kube-apiserver's default, the service-account issuer kubeadm configures. */
-const apiAudiences: readonly string[] = ['https://kubernetes.default.svc.cluster.local'];
 
 export type Component = 'controllers' | 'scheduler';
 export const allComponents: readonly Component[] = ['controllers', 'scheduler'];
@@ -150,6 +155,8 @@ export class ApiServer implements Service {
   private chain!: Handler;
   private ready = false;
   private address = '';
+  /** The advertise address, once known (the OIDC key set is published there). */
+  private advertise?: string;
   /** The listener on the advertise address when it is not the listen address. */
   private advertised?: Server;
   private advertiseAbort = new AbortController();
@@ -174,6 +181,7 @@ export class ApiServer implements Service {
     await mkdir(dataDir, { recursive: true });
     const [host, portText] = splitHostPort(this.opts.listen);
     const advertise = advertiseAddress(host, this.opts.advertiseAddress);
+    this.advertise = advertise;
     // The names in-cluster clients use: the advertise address, the Service's IP and DNS names.
     const serviceSans = [kubernetesServiceIP({ serviceClusterIPRange: this.opts.serviceClusterIPRange }), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
     this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host, ...(advertise ? [advertise] : []), ...serviceSans], clock: this.clock });
@@ -192,12 +200,22 @@ export class ApiServer implements Service {
     this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
     this.eventSweeper.start();
 
+    const issuer = await this.tokenIssuer();
     const tokens: Authenticator[] = [];
     if (this.opts.tokenAuthFile) {
       tokens.push(await TokenFileAuthenticator.load(this.opts.tokenAuthFile));
     }
     const getSecret = (name: string) => this.registries.lookup('secrets', 'kube-system', name);
     tokens.push(new BootstrapTokenAuthenticator({ getSecret, clock: this.clock }));
+    tokens.push(
+      new ServiceAccountAuthenticator({
+        signer: issuer.signer,
+        issuers: [issuer.issuer],
+        apiAudiences: issuer.apiAudiences,
+        get: (resource, namespace, name) => this.registries.lookup(resource, namespace, name),
+        clock: this.clock,
+      }),
+    );
     this.authenticator = new RequestAuthenticator([new X509Authenticator(this.pki.ca.certPem), ...tokens], new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     // kube-apiserver's --authorization-mode=Node,RBAC, after the privileged group.
     const reg = this.registries;
@@ -231,12 +249,17 @@ export class ApiServer implements Service {
       resolutionMs: this.opts.metricResolutionMs,
     });
 
-    const router = new Router({ metrics: this.metrics, address: () => this.address, ready: () => this.ready });
-    for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient })) router.register(gv);
+    const router = new Router({
+      metrics: this.metrics,
+      address: () => this.address,
+      ready: () => this.ready,
+      issuerDiscovery: () => ({ configuration: openIDConfiguration(issuer.issuer, this.advertisedAddress()), jwks: { keys: [issuer.signer.jwk()] } }),
+    });
+    for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient, tokens: issuer })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
-    const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), apiAudiences);
-    for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences, clock: this.clock })) router.register(gv);
+    const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
+    for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
     this.chain = buildHandlerChain(
       defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err) }),
       router.handle,
@@ -298,6 +321,29 @@ export class ApiServer implements Service {
     this.metricsApi.start();
     this.ready = true;
     logger.info({ url: this.url, storage: this.opts.storage, kubeconfig: this.kubeconfigPath }, 'API server ready');
+  }
+
+  /**
+   * The service-account token settings: the key made beside the CA on first start, the issuer, and
+   * the API audiences (kube-apiserver's default: the issuer).
+   */
+  private async tokenIssuer(): Promise<TokenIssuer> {
+    const issuer = this.opts.serviceAccountIssuer ?? defaultServiceAccountIssuer;
+    return {
+      signer: new TokenSigner(await ensureServiceAccountKey(this.pki.dir)),
+      issuer,
+      apiAudiences: [issuer],
+      maxExpirationSeconds: this.opts.serviceAccountMaxTokenExpirationSeconds ?? 0,
+      extendExpiration: true,
+      maxExtendedExpirationSeconds: expirationExtensionSeconds,
+    };
+  }
+
+  /** host:port where clients outside this machine reach the server (the advertise address when there is one). */
+  private advertisedAddress(): string {
+    if (!this.advertise) return this.address;
+    const port = this.address.slice(this.address.lastIndexOf(':') + 1);
+    return `${this.advertise.includes(':') ? `[${this.advertise}]` : this.advertise}:${port}`;
   }
 
   /** The HTTPS listener: the request pipeline, upgrades (exec, attach, port-forward) and the slowloris bounds. */
@@ -375,6 +421,8 @@ export class ApiServer implements Service {
     return {
       clusterSigningCertFile: join(this.pki.dir, 'ca.crt'),
       clusterSigningKeyFile: join(this.pki.dir, 'ca.key'),
+      rootCAFile: join(this.pki.dir, 'ca.crt'),
+      serviceAccountPrivateKeyFile: join(this.pki.dir, 'sa.key'),
       controllers: this.opts.controllers,
       serviceAccountTokens,
       terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold,

@@ -37,15 +37,18 @@ export const serverUsage = `  server   Run the API server.
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
            --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
            --max-mutating-requests-inflight N  concurrent mutating requests before 429 (0: no limit), default 200
-           --enable-admission-plugins LIST   admission plugins to run besides the default ones (NamespaceLifecycle, Priority, DefaultTolerationSeconds)
+           --enable-admission-plugins LIST   admission plugins to run besides the default ones (NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds)
            --disable-admission-plugins LIST  default admission plugins to turn off
            --service-cluster-ip-range CIDR[,CIDR]  the default ServiceCIDR, made at first start (default 10.96.0.0/12)
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
+           --service-account-issuer URL  the iss of service account tokens and the API audience
+                                       (default https://kubernetes.default.svc.cluster.local)
+           --service-account-max-token-expiration DURATION  longest a TokenRequest may ask for (1h to 2^32 s; default no cap)
 `;
 
 const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -69,8 +72,33 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     admission: admissionPlugins(args),
     serviceClusterIPRange: serviceClusterIPRange(args.flags.get('service-cluster-ip-range')),
     serviceNodePortRange: optionalPortRange(args.flags.get('service-node-port-range')),
+    serviceAccountIssuer: serviceAccountIssuer(args.flags.get('service-account-issuer')),
+    serviceAccountMaxTokenExpirationSeconds: maxTokenExpiration(args),
     logger,
   };
+}
+
+/** kube-apiserver's check: an issuer with a colon must be a URL. */
+function serviceAccountIssuer(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text === '') throw new Error('--service-account-issuer must not be empty');
+  if (text.includes(':')) {
+    try {
+      new URL(text);
+    } catch {
+      throw new Error(`service-account-issuer "${text}" contained a ':' but was not a valid URL`);
+    }
+  }
+  return text;
+}
+
+/** --service-account-max-token-expiration, in seconds, within kube-apiserver's bounds. */
+function maxTokenExpiration(args: ParsedArgs): number | undefined {
+  const ms = positiveDuration(args, 'service-account-max-token-expiration');
+  if (ms === undefined) return undefined;
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 3600 || seconds > 2 ** 32) throw new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  return seconds;
 }
 
 const optionalPath = (p: string | undefined) => (p === undefined ? undefined : resolve(p));

@@ -26,6 +26,9 @@ import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
 import { ClusterRoleAggregationController } from './clusterroleaggregation/controller.js';
+import { ServiceAccountsController } from './serviceaccount/controller.js';
+import { RootCACertPublisher } from './rootcacertpublisher/controller.js';
+import { readFileSync } from 'node:fs';
 
 export interface RunnableController {
   start(): void;
@@ -40,6 +43,10 @@ export interface ControllerContext {
   logger: Logger;
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** --root-ca-file (the root-ca-certificate-publisher's CA). */
+  rootCAFile?: string;
+  /** --service-account-private-key-file (the legacy token signer's key). */
+  serviceAccountPrivateKeyFile?: string;
   /** --terminated-pod-gc-threshold (default 12500; 0 turns the terminated-pod rule off). */
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
@@ -170,6 +177,18 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: [],
     identity: 'service-cidrs-controller',
     init: (ctx) => new ServiceCIDRController(ctx),
+  },
+  {
+    name: 'serviceaccount-controller',
+    aliases: ['serviceaccount'],
+    identity: 'service-account-controller',
+    init: (ctx) => new ServiceAccountsController(ctx),
+  },
+  {
+    name: 'root-ca-certificate-publisher-controller',
+    aliases: ['root-ca-cert-publisher'],
+    identity: 'root-ca-cert-publisher',
+    init: (ctx) => (ctx.rootCAFile ? new RootCACertPublisher({ ...ctx, rootCA: readFileSync(ctx.rootCAFile, 'utf8') }) : undefined),
   },
   {
     name: 'certificatesigningrequest-approving-controller',

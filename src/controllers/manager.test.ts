@@ -37,6 +37,8 @@ test('every controller names the service account upstream runs it as', () => {
       'endpoints-controller': 'endpoint-controller',
       'endpointslice-controller': 'endpointslice-controller',
       'service-cidr-controller': 'service-cidrs-controller',
+      'serviceaccount-controller': 'service-account-controller',
+      'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',
       'certificatesigningrequest-approving-controller': 'certificate-controller',
       'certificatesigningrequest-signing-controller': 'certificate-controller',
       'clusterrole-aggregation-controller': 'clusterrole-aggregation-controller',

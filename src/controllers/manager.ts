@@ -15,6 +15,10 @@ export interface ControllerManagerConfig {
   /** The CA that signs approved CSRs (kube-controller-manager's --cluster-signing-{cert,key}-file); no signer without them. */
   clusterSigningCertFile?: string;
   clusterSigningKeyFile?: string;
+  /** --root-ca-file: the CA the root-ca-certificate-publisher puts in every namespace's kube-root-ca.crt. */
+  rootCAFile?: string;
+  /** --service-account-private-key-file: signs the legacy tokens of service-account-token Secrets. */
+  serviceAccountPrivateKeyFile?: string;
   /** kube-controller-manager's --controllers: `*`, `name`, `-name` (default `*`). */
   controllers?: readonly string[];
   /** --terminated-pod-gc-threshold (default 12500). */

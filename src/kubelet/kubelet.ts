@@ -26,6 +26,8 @@ import type { Runtime } from './runtime/types.js';
 import { admitPod, rejectedPodStatus } from './admission/predicate.js';
 import { podCgroupParent, removeCgroup } from './cm/cgroups.js';
 import type { EnvSources } from './kuberuntime/env.js';
+import { TokenManager } from './token/manager.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 import { generateContainerConfig } from './kuberuntime/container.js';
 import { checkLimitsForResolvConf, generatePodSandboxConfig } from './kuberuntime/sandbox.js';
 import { KubeRuntimeManager } from './kuberuntime/manager.js';
@@ -125,7 +127,12 @@ export class Kubelet implements KubeletHost, Service {
     const services = this.services;
     const sources: EnvSources = { ...apiSources(this.client), services: { hasSynced: () => services.hasSynced(), list: () => services.indexer.list() } };
     const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources });
-    const volumes = new KubeletVolumeManager({ cfg, sources, recorder: this.recorder });
+    const client = this.client;
+    const tokens = new TokenManager({
+      clock,
+      request: (ns, name, tr) => client.resource('', 'v1', 'serviceaccounts').namespace(ns).subresource<TokenRequest>('POST', name, 'token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', ...tr }),
+    });
+    const volumes = new KubeletVolumeManager({ cfg, sources, recorder: this.recorder, tokens });
     const log = (msg: string, err?: unknown) => logger.warn({ err }, msg);
     const hooks = new HandlerRunner({ runner: this.runtime, recorder: this.recorder, clock, podIP: runtimePodIP(this.runtime), log });
     this.manager = new KubeRuntimeManager({

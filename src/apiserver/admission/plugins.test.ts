@@ -7,7 +7,7 @@ describe('admission plugin registry', () => {
   void it('runs the default-on plugins kite has in upstream order', () => {
     assert.deepEqual(enabledPluginNames(), ['NamespaceLifecycle', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds']);
     const idx = (n: string) => allOrderedPlugins.indexOf(n);
-    assert.ok(idx('NamespaceLifecycle') < idx('Priority') && idx('Priority') < idx('DefaultTolerationSeconds'));
+    assert.ok(idx('NamespaceLifecycle') < idx('ServiceAccount') && idx('ServiceAccount') < idx('Priority') && idx('Priority') < idx('DefaultTolerationSeconds'));
   });
 
   void it('disables by name, and enable wins over disable', () => {

@@ -10,6 +10,7 @@ import { NamespaceLifecycle, pluginName as namespaceLifecycle } from './plugins/
 import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from './plugins/defaulttolerationseconds.js';
 import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
 import { NodeRestriction, pluginName as nodeRestriction } from './plugins/noderestriction.js';
+import { ServiceAccountAdmission, pluginName as serviceAccount } from './plugins/serviceaccount.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -92,6 +93,7 @@ type PluginFactory = (deps: PluginDependencies) => AnyAdmissionPlugin;
 /** The plugins kite implements, by upstream name. */
 const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   [namespaceLifecycle, ({ lookups, clock }) => new NamespaceLifecycle({ lookups, clock })],
+  [serviceAccount, ({ lookups, clock }) => new ServiceAccountAdmission({ lookups, clock })],
   [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
   [nodeRestriction, ({ lookups }) => new NodeRestriction({ lookups })],

@@ -3,7 +3,7 @@
 // when they near expiry, stop covering the wanted names, or were signed by a different CA.
 import '../../util/reflect-metadata.js';
 import * as x509 from '@peculiar/x509';
-import { KeyObject, X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
+import { KeyObject, X509Certificate, createPrivateKey, generateKeyPairSync, randomBytes, webcrypto } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import type { ServerOptions } from 'node:https';
@@ -247,4 +247,21 @@ async function writePair(p: { cert: string; key: string }, pair: CertKeyPair): P
   // A crash between the two writes leaves a cert that does not match its key: usable() rejects it next start.
   await writeFileAtomic(p.key, pair.keyPem, 0o600);
   await writeFileAtomic(p.cert, pair.certPem, 0o644);
+}
+
+/**
+ * The service-account signing key (kubeadm's sa.key): RSA 2048, as upstream signs tokens with RS256.
+ * Made once next to the CA and kept, so tokens survive restarts and every server sharing the PKI
+ * directory verifies the others' tokens.
+ */
+export async function ensureServiceAccountKey(dir: string): Promise<KeyObject> {
+  const path = join(dir, 'sa.key');
+  try {
+    return createPrivateKey(await readFile(path, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  await writeFileAtomic(path, privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 0o600);
+  return privateKey;
 }

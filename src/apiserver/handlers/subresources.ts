@@ -1,4 +1,4 @@
-// Subresources: status, binding, eviction, scale, finalize, and the node-proxied ones
+// Subresources: status, binding, eviction, scale, finalize, token, and the node-proxied ones
 // (log, exec, attach, portforward) that the kubelet serves.
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Pod } from '../../api/types.js';
@@ -24,6 +24,8 @@ import type { KubeletClient } from '../kubeletclient/client.js';
 import { servePodLog } from '../kubeletclient/podlog.js';
 import { servePodStream } from '../kubeletclient/stream.js';
 import { evict } from './eviction.js';
+import { createToken, type TokenIssuer } from './tokenrequest.js';
+import type { TokenRequest } from 'kubernetes-types/authentication/v1.js';
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
 const pods = { group: '', resource: 'pods' };
@@ -61,16 +63,22 @@ const finalize: SubresourceHandler = (r) => handleUpdate(r, 'finalize');
 /**
  * Each resource's subresources by name, as upstream's per-resource REST storage ("pods/binding",
  * "deployments/scale", ...), keyed by group/resource. kubelet: the API server's client to kubelets
- * for the node-proxied ones (absent: they answer 503).
+ * for the node-proxied ones (absent: they answer 503); tokens: the service-account token issuer
+ * (absent: serviceaccounts/token answers 503).
  */
-export function subresourceStorage(kubelet?: KubeletClient): ReadonlyMap<string, ReadonlyMap<string, SubresourceHandler>> {
+export function subresourceStorage(kubelet?: KubeletClient, tokens?: TokenIssuer): ReadonlyMap<string, ReadonlyMap<string, SubresourceHandler>> {
   const log: SubresourceHandler = kubelet ? (r) => servePodLog(r, kubelet) : nodeProxied;
   const stream: SubresourceHandler = kubelet ? (r) => servePodStream(r, kubelet, r.upgrade) : nodeProxied;
+  const token: SubresourceHandler = async (r) => {
+    if (!tokens) throw serviceUnavailable('this API server has no service account signing key');
+    await createToken(r, decodeSubresourceBody<TokenRequest>(r, await readBody(r.req)), tokens);
+  };
   const table: [string, Record<string, SubresourceHandler>][] = [
     ['/namespaces', { status: statusLike, finalize }],
     ['/pods', { status: statusLike, binding: bind, eviction: evictPod, log, exec: stream, attach: stream, portforward: stream }],
     ['/nodes', { status: statusLike }],
     ['/services', { status: statusLike }],
+    ['/serviceaccounts', { token }],
     ['/resourcequotas', { status: statusLike }],
     ['/replicationcontrollers', { status: statusLike, scale }],
     ['apps/deployments', { status: statusLike, scale }],

@@ -11,13 +11,14 @@ import { RestClient, type HttpRequest, type HttpResponse, type RoundTripper } fr
 import { notFoundPath, StatusError } from '../../api/errors.js';
 import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { realClock, type Clock } from '../../util/clock.js';
-import { newAdmitter } from '../admission/plugins.js';
+import { newAdmitter, type AdmissionPluginFlags } from '../admission/plugins.js';
 import type { UserInfo } from '../authn/user.js';
 import { bootstrapObjects } from '../bootstrap.js';
 import { parseRequestInfo, splitRequestTarget, type RequestInfo } from '../http/requestinfo.js';
 import { toStatusError, writeError } from '../http/respond.js';
 import { Registries } from '../registry/registries.js';
 import { storageGroupVersions, type APIGroupVersion } from '../router.js';
+import type { TokenIssuer } from '../handlers/tokenrequest.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -37,6 +38,13 @@ export interface Action {
 export interface FakeApiOptions {
   /** The server's clock: deletionTimestamps, watch timeouts, NamespaceLifecycle's cache window. */
   clock?: Clock;
+  /**
+   * The admission plugin flags. Default: the API server's, less ServiceAccount: no serviceaccount
+   * controller makes the `default` service accounts the plugin waits for here.
+   */
+  admission?: AdmissionPluginFlags;
+  /** The service-account token issuer behind serviceaccounts/token (absent: it answers 503). */
+  tokens?: TokenIssuer;
 }
 
 export class FakeApi {
@@ -51,19 +59,20 @@ export class FakeApi {
     readonly store: SqliteStore,
     readonly registries: Registries,
     clock: Clock,
+    tokens?: TokenIssuer,
   ) {
-    this.groupVersions = new Map(storageGroupVersions({ registries, clock }).map((gv) => [`${gv.group}/${gv.version}`, gv]));
+    this.groupVersions = new Map(storageGroupVersions({ registries, clock, tokens }).map((gv) => [`${gv.group}/${gv.version}`, gv]));
   }
 
   /** A started server with the objects a fresh cluster has (default, kube-system, kube-public, ...). */
   static async start(opts: FakeApiOptions = {}): Promise<FakeApi> {
     const clock = opts.clock ?? realClock;
     const store = new SqliteStore(':memory:');
-    // The API server's default admission plugins, as it builds them.
-    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock), synchronousWatch: store.synchronousWatch });
+    const admission = opts.admission ?? { disable: ['ServiceAccount'] };
+    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock, admission), synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
-    return new FakeApi(store, registries, clock);
+    return new FakeApi(store, registries, clock, opts.tokens);
   }
 
   /** A client that reaches this server as user (default: the cluster admin). */

@@ -8,6 +8,9 @@ import { FakeRecorder } from '../../client/record/recorder.js';
 import { writeAtomic } from './atomic-writer.js';
 import { KubeletVolumeManager, VolumeMountError } from './manager.js';
 import { mountsBelow, parseMountPoints, type Mounter } from './mounter.js';
+import { TokenManager } from '../token/manager.js';
+import { FakeClock } from '../../util/clock.js';
+import { rfc3339 } from '../../api/time.js';
 
 class FakeMounter implements Mounter {
   readonly mounted = new Map<string, number | undefined>();
@@ -110,6 +113,35 @@ describe('KubeletVolumeManager', () => {
     await assert.rejects(manager.mountPod(mkPod([{ name: 'v', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } }])), /failed to fetch token/);
     assert.deepEqual(recorder.events.map((e) => [e.type, e.reason, e.object.name]).slice(0, 1), [['Warning', 'FailedMount', 'web']]);
     await manager.mountPod(mkPod([{ name: 'v', configMap: { name: 'nope', optional: true } }, { name: 'w', secret: { secretName: 'nope', optional: true } }]));
+  });
+
+  it('a serviceAccountToken projection is bound to the pod, and a resync writes the rotated token', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'kite-volumes-'));
+    const clock = new FakeClock();
+    const asked: unknown[] = [];
+    let issued = 0;
+    const tokens = new TokenManager({
+      clock,
+      random: () => 0,
+      request: async (ns, name, tr) => {
+        asked.push([ns, name, tr.spec]);
+        return { ...tr, status: { token: `token-${++issued}`, expirationTimestamp: rfc3339(clock.now() + tr.spec.expirationSeconds! * 1000) } };
+      },
+    });
+    const manager = new KubeletVolumeManager({ cfg: { rootDir: root }, sources: { getConfigMap: async () => undefined, getSecret: async () => undefined }, mounter: new FakeMounter(), tokens });
+    const pod = mkPod([{ name: 'api', projected: { defaultMode: 0o644, sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3607, audience: 'vault' } }] } }]);
+    pod.spec!.serviceAccountName = 'robot';
+    const file = join(root, 'pods', 'u1', 'volumes', 'kubernetes.io~projected', 'api', 'token');
+    await manager.mountPod(pod);
+    assert.equal(readFileSync(file, 'utf8'), 'token-1');
+    assert.deepEqual(asked[0], ['ns', 'robot', { audiences: ['vault'], expirationSeconds: 3607, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'web', uid: 'u1' } }]);
+    await clock.advance(60_000);
+    await manager.mountPod(pod);
+    assert.equal(readFileSync(file, 'utf8'), 'token-1');
+    await clock.advance(2900_000);
+    await manager.mountPod(pod);
+    assert.equal(readFileSync(file, 'utf8'), 'token-2');
+    rmSync(root, { recursive: true, force: true });
   });
 
   it('emptyDir, memory medium as tmpfs sized by the smallest limit, subPath, teardown', async () => {

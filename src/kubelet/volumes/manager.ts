@@ -1,8 +1,9 @@
 // The kubelet's volume manager, reduced to what runs on one node without attach/detach: it sets up
 // every volume of a pod under <rootDir>/pods/<uid>/volumes/<plugin>/<name> before the pod's
 // containers are created, answers the CRI mounts for each container (makeMounts: subPath, readOnly,
-// propagation), and tears it all down when the pod is gone. Contents of configMap and secret volumes
-// are written when the pod is mounted; they are not refreshed periodically yet.
+// propagation), and tears it all down when the pod is gone. Contents of configMap, secret and
+// projected volumes are written at every sync of the pod (the pod worker's resync each minute), so
+// a token the token manager has rotated reaches the file then.
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -19,6 +20,7 @@ import { checkHostPathType } from './hostpath.js';
 import { hostMounter, type Mounter } from './mounter.js';
 import { DEFAULT_MODE, configMapPayload, downwardAPIPayload, projectedPayload, secretPayload } from './projections.js';
 import { podRef } from '../../api/pod/reference.js';
+import type { ServiceAccountTokenSource } from '../token/manager.js';
 
 /** A pod's mounted volumes. */
 export interface PodVolumes {
@@ -52,6 +54,8 @@ export interface VolumeManagerConfig {
   sources: EnvSources;
   /** FailedMount events go to the pod. */
   recorder?: EventRecorder;
+  /** The service-account tokens of projected volumes (the kubelet's token manager). */
+  tokens?: ServiceAccountTokenSource;
   mounter?: Mounter;
   /** Node allocatable (cpu, memory, ...): downward API limits default to it, memory-backed emptyDirs are capped by it. */
   nodeAllocatable?: Record<string, string>;
@@ -177,7 +181,7 @@ export class KubeletVolumeManager implements VolumeManager {
     if (v.downwardAPI) {
       return write(PLUGIN_DIRS.downwardAPI, downwardAPIPayload(pod, v.downwardAPI.items, v.downwardAPI.defaultMode ?? DEFAULT_MODE, this.nodeAllocatable));
     }
-    if (v.projected) return write(PLUGIN_DIRS.projected, await projectedPayload(pod, v.projected, sources, this.nodeAllocatable));
+    if (v.projected) return write(PLUGIN_DIRS.projected, await projectedPayload(pod, v.projected, sources, this.nodeAllocatable, this.config.tokens));
     throw new Error('no volume plugin matched');
   }
 
@@ -214,5 +218,6 @@ export class KubeletVolumeManager implements VolumeManager {
     const left = await this.mounter.mountsUnder(dir);
     if (left.length > 0) throw new Error(`pod ${podUID} still has mounts: ${left.join(', ')}`);
     await rm(dir, { recursive: true, force: true });
+    this.config.tokens?.deleteServiceAccountToken(podUID);
   }
 }

@@ -10,6 +10,7 @@ import type {
 } from 'kubernetes-types/core/v1.js';
 import { extractContainerResource, extractFieldPath, type EnvSources } from '../kuberuntime/env.js';
 import type { FileProjection, Payload } from './atomic-writer.js';
+import type { ServiceAccountTokenSource } from '../token/manager.js';
 
 /** The API's default for defaultMode (0644). */
 export const DEFAULT_MODE = 0o644;
@@ -105,10 +106,17 @@ function posixClean(p: string): string {
 }
 
 /**
- * A projected volume's files: every source merged, later sources winning on the same path.
- * serviceAccountToken and clusterTrustBundle sources fail: kite issues neither yet.
+ * A projected volume's files: every source merged, later sources winning on the same path. A
+ * serviceAccountToken comes from the token manager, bound to the pod (without one it fails);
+ * clusterTrustBundle sources fail: kite serves none.
  */
-export async function projectedPayload(pod: Pod, src: ProjectedVolumeSource, sources: EnvSources, nodeAllocatable: Record<string, string>): Promise<Payload> {
+export async function projectedPayload(
+  pod: Pod,
+  src: ProjectedVolumeSource,
+  sources: EnvSources,
+  nodeAllocatable: Record<string, string>,
+  tokens?: ServiceAccountTokenSource,
+): Promise<Payload> {
   const defaultMode = src.defaultMode ?? DEFAULT_MODE;
   const ns = pod.metadata?.namespace ?? '';
   const payload: Payload = new Map();
@@ -133,7 +141,22 @@ export async function projectedPayload(pod: Pod, src: ProjectedVolumeSource, sou
     } else if (s.downwardAPI) {
       add(downwardAPIPayload(pod, s.downwardAPI.items, defaultMode, nodeAllocatable));
     } else if (s.serviceAccountToken) {
-      throw new Error(`failed to fetch token: service account tokens are not issued by this cluster yet`);
+      if (!tokens) throw new Error('failed to fetch token: this kubelet has no API server to ask');
+      const { audience, expirationSeconds, path } = s.serviceAccountToken;
+      let token: string;
+      try {
+        const tr = await tokens.getServiceAccountToken(ns, pod.spec?.serviceAccountName ?? '', {
+          spec: {
+            audiences: audience ? [audience] : [],
+            expirationSeconds: expirationSeconds ?? 3600,
+            boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' },
+          },
+        });
+        token = tr.status?.token ?? '';
+      } catch (err) {
+        throw new Error(`failed to fetch token: ${(err as Error).message}`, { cause: err });
+      }
+      payload.set(path, { data: Buffer.from(token, 'utf8'), mode: defaultMode });
     } else if ((s as { clusterTrustBundle?: unknown }).clusterTrustBundle) {
       throw new Error(`clusterTrustBundle projections are not supported by this kubelet`);
     }
