@@ -5,18 +5,20 @@ import { allOrderedPlugins, enabledPluginNames, newAdmissionPlugins } from './pl
 
 describe('admission plugin registry', () => {
   void it('runs the default-on plugins kite has in upstream order', () => {
-    assert.deepEqual(enabledPluginNames(), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames(), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds', 'ResourceQuota']);
     const idx = (n: string) => allOrderedPlugins.indexOf(n);
     assert.ok(idx('NamespaceLifecycle') < idx('Priority') && idx('Priority') < idx('DefaultTolerationSeconds'));
+    // ResourceQuota charges last, after every other plugin could refuse (upstream's order).
+    assert.equal(idx('ResourceQuota'), allOrderedPlugins.length - 2);
   });
 
   void it('disables by name, and enable wins over disable', () => {
-    assert.deepEqual(enabledPluginNames({ disable: ['Priority'] }), ['NamespaceLifecycle', 'DefaultTolerationSeconds']);
-    assert.deepEqual(enabledPluginNames({ disable: ['Priority'], enable: ['Priority'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ disable: ['Priority'] }), ['NamespaceLifecycle', 'DefaultTolerationSeconds', 'ResourceQuota']);
+    assert.deepEqual(enabledPluginNames({ disable: ['Priority'], enable: ['Priority'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds', 'ResourceQuota']);
     // Order comes from the registry, not from the flag.
-    assert.deepEqual(enabledPluginNames({ enable: ['DefaultTolerationSeconds', 'NamespaceLifecycle'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ enable: ['DefaultTolerationSeconds', 'NamespaceLifecycle'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds', 'ResourceQuota']);
     // Upstream plugins kite lacks may be disabled (kubeadm-style flags keep working).
-    assert.deepEqual(enabledPluginNames({ disable: ['ServiceAccount'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ disable: ['ServiceAccount'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds', 'ResourceQuota']);
   });
 
   void it('refuses unknown names and plugins kite does not implement', () => {
@@ -27,7 +29,8 @@ describe('admission plugin registry', () => {
 
   void it('builds each enabled plugin under its upstream name', () => {
     const lookups = { get: async () => undefined, list: async () => [] };
-    const plugins = newAdmissionPlugins({ lookups, clock: new FakeClock() }, { disable: ['NamespaceLifecycle'] });
-    assert.deepEqual(plugins.map((p) => p.name), ['Priority', 'DefaultTolerationSeconds']);
+    const resourceQuotas = { list: async () => [], updateStatus: async () => undefined };
+    const plugins = newAdmissionPlugins({ lookups, clock: new FakeClock(), resourceQuotas }, { disable: ['NamespaceLifecycle'] });
+    assert.deepEqual(plugins.map((p) => p.name), ['Priority', 'DefaultTolerationSeconds', 'ResourceQuota']);
   });
 });
