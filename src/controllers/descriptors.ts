@@ -25,6 +25,7 @@ import { TaintEvictionController } from './tainteviction/controller.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
+import { ResourceQuotaController } from './resourcequota/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -43,6 +44,8 @@ export interface ControllerContext {
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** --resource-quota-sync-period in ms (default 5 min). */
+  resourceQuotaSyncPeriodMs?: number;
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
   /** The node lifecycle flags (--node-monitor-period, --node-eviction-rate, ...); unset ones take upstream's defaults. */
@@ -163,6 +166,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['endpointslice'],
     identity: 'endpointslice-controller',
     init: (ctx) => new EndpointSliceController(ctx),
+  },
+  {
+    name: 'resourcequota-controller',
+    aliases: ['resourcequota'],
+    identity: 'resourcequota-controller',
+    init: (ctx) => new ResourceQuotaController({ ...ctx, syncPeriodMs: ctx.resourceQuotaSyncPeriodMs }),
   },
   {
     name: 'service-cidr-controller',
