@@ -1,7 +1,7 @@
 // ResourceQuota validation as upstream's ValidateResourceQuota(Update|StatusUpdate): quota resource
 // names (standard ones or fully qualified), non-negative (and whole, for counted resources)
 // quantities, scopes and the scope selector; scopes are immutable.
-import { invalid, Path, required, type FieldError } from '../field.js';
+import { invalid, Path, rawValue, required, type FieldError } from '../field.js';
 import { arr, isObj, str, validateObjectMeta, validateObjectMetaUpdate, type Obj } from './meta.js';
 import { fieldImmutableErrorMsg, nameIsDNSSubdomain } from './names.js';
 import { quantityAt, validateResourceName, validateResourceQuantity } from './podspec.js';
@@ -60,19 +60,23 @@ const conflictingScopePairs = [
   ['Terminating', 'NotTerminating'],
 ];
 
+/** The scopes as upstream's error shows its internal []core.ResourceQuotaScope. */
+const goScopes = (scopes: string[]) => rawValue(`[]core.ResourceQuotaScope{${scopes.map((s) => JSON.stringify(s)).join(', ')}}`);
+
 function validateScopes(spec: Obj, p: Path): FieldError[] {
   const scopes = arr(spec.scopes).map(str);
   if (scopes.length === 0) return [];
+  const shown = goScopes(scopes);
   const hard = Object.keys(isObj(spec.hard) ? spec.hard : {}).sort();
   const errs: FieldError[] = [];
   const sp = p.child('scopes');
   for (const scope of scopes) {
-    if (!standardResourceQuotaScopes.includes(scope)) errs.push(invalid(sp, spec.scopes, 'unsupported scope'));
+    if (!standardResourceQuotaScopes.includes(scope)) errs.push(invalid(sp, shown, 'unsupported scope'));
     for (const k of hard) {
-      if (isStandardQuotaResourceName(k) && !scopeValidForResource(scope, k)) errs.push(invalid(sp, spec.scopes, 'unsupported scope applied to resource'));
+      if (isStandardQuotaResourceName(k) && !scopeValidForResource(scope, k)) errs.push(invalid(sp, shown, 'unsupported scope applied to resource'));
     }
   }
-  for (const pair of conflictingScopePairs) if (pair.every((s) => scopes.includes(s))) errs.push(invalid(sp, spec.scopes, 'conflicting scopes'));
+  for (const pair of conflictingScopePairs) if (pair.every((s) => scopes.includes(s))) errs.push(invalid(sp, shown, 'conflicting scopes'));
   return errs;
 }
 
@@ -139,7 +143,7 @@ export function validateResourceQuotaUpdate(q: Obj, old: Obj): FieldError[] {
   const scopes = new Set(arr(specOf(q).scopes).map(str));
   const oldScopes = new Set(arr(specOf(old).scopes).map(str));
   if (scopes.size !== oldScopes.size || [...scopes].some((s) => !oldScopes.has(s))) {
-    errs.push(invalid(Path.root('spec').child('scopes'), specOf(q).scopes, fieldImmutableErrorMsg));
+    errs.push(invalid(Path.root('spec').child('scopes'), goScopes(arr(specOf(q).scopes).map(str)), fieldImmutableErrorMsg));
   }
   return errs;
 }
