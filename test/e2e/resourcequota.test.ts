@@ -2,6 +2,8 @@
 // kubectl: `kubectl create quota`, pods refused past the quota with upstream's exact message,
 // `kubectl get quota` and `kubectl describe quota` as a cluster prints them, and a deleted pod's slot
 // given back. Pods need not run: the server has no nodes.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, kubectl, kubectlOk, removeDir, startServer, type KiteServer } from './harness.js';
@@ -45,6 +47,21 @@ describe('ResourceQuota (kite server, kubectl)', () => {
     await eventually(() => (usedPods() === '1' ? true : undefined), 'the quota controller to give the deleted pod slot back');
     assert.equal(k(['run', 'p3', '--image=busybox', '-n', 'ns']).trim(), 'pod/p3 created');
     assert.equal(usedPods(), '2');
+  });
+
+  it('admits exactly as many of many concurrent creates as the quota has room for', async () => {
+    k(['create', 'namespace', 'race']);
+    k(['create', 'quota', 'q', '--hard=pods=3', '-n', 'race']);
+    await eventually(() => (k(['get', 'quota', 'q', '-n', 'race', '-o', 'jsonpath={.status.used.pods}']).trim() === '0' ? true : undefined), 'status.used');
+    const run = (name: string) =>
+      new Promise<number>((resolve) => {
+        const args = ['--kubeconfig', server.kubeconfig, '--cache-dir', join(server.kubeconfig, '..', 'kubectl-cache'), 'run', name, '--image=busybox', '-n', 'race'];
+        execFile('kubectl', args, (err) => resolve(err ? 1 : 0));
+      });
+    const codes = await Promise.all(Array.from({ length: 8 }, (_, i) => run(`r${i}`)));
+    assert.equal(codes.filter((c) => c === 0).length, 3);
+    assert.equal(k(['get', 'pods', '-n', 'race', '--no-headers']).trim().split('\n').length, 3);
+    assert.equal(k(['get', 'quota', 'q', '-n', 'race', '-o', 'jsonpath={.status.used.pods}']).trim(), '3');
   });
 
   it('refuses a pod without the compute a quota tracks ("failed quota")', async () => {
