@@ -135,3 +135,23 @@ test('subresource writes and quota-less namespaces are not evaluated; configmaps
   assert.deepEqual(store.quotas[0]!.status?.used, { configmaps: '1' });
   await assert.rejects(plugin.validate({ ...cm, object: { ...cm.object!, metadata: { name: 'cm2' } } }), refusal('configmaps "cm2" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=1, limited: configmaps=1'));
 });
+
+test('a service update pays only for what it adds: ClusterIP to NodePort charges its node ports', async () => {
+  const { store, plugin } = setup([quota('q', { services: '5', 'services.nodeports': '1' }, { services: '1', 'services.nodeports': '0' })]);
+  const svc = (type: string, rv?: string): KubeObject =>
+    ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'ns', resourceVersion: rv }, spec: { type, ports: [{ port: 80 }, { port: 443 }] } }) as KubeObject;
+  const update = (type: string): AdmissionAttributes => ({
+    ...createPod('s'),
+    operation: 'UPDATE',
+    resource: findResource('', 'v1', 'services')!,
+    object: svc(type),
+    oldObject: svc('ClusterIP', '7'),
+  });
+  // Nothing changes in what it charges: no write.
+  await plugin.validate(update('ClusterIP'));
+  assert.equal(store.writes, 0);
+  await assert.rejects(
+    plugin.validate(update('NodePort')),
+    refusal('services "s" is forbidden: exceeded quota: q, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1'),
+  );
+});
