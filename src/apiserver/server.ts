@@ -93,6 +93,8 @@ export interface ApiServerOptions {
   maxEndpointsPerSlice?: number;
   /** kube-controller-manager's --horizontal-pod-autoscaler-sync-period (ms). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** kube-controller-manager's --resource-quota-sync-period (ms). */
+  resourceQuotaSyncPeriodMs?: number;
   /** kube-controller-manager's node lifecycle flags (--node-monitor-grace-period, --node-eviction-rate, ...). */
   nodeLifecycle?: ControllerManagerConfig['nodeLifecycle'];
   /** --request-timeout and the in-flight bounds (defaults: upstream's). */
@@ -427,6 +429,7 @@ export class ApiServer implements Service {
       serviceAccountTokens,
       terminatedPodGCThreshold: this.opts.terminatedPodGCThreshold,
       horizontalPodAutoscalerSyncPeriodMs: this.opts.horizontalPodAutoscalerSyncPeriodMs,
+      resourceQuotaSyncPeriodMs: this.opts.resourceQuotaSyncPeriodMs,
       maxEndpointsPerSlice: this.opts.maxEndpointsPerSlice,
       nodeLifecycle: this.opts.nodeLifecycle,
     };

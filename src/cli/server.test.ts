@@ -42,6 +42,7 @@ describe('kite server controller flags', () => {
   it('passes --horizontal-pod-autoscaler-sync-period on as milliseconds', () => {
     assert.equal(optionsOf().horizontalPodAutoscalerSyncPeriodMs, undefined);
     assert.equal(optionsOf('--horizontal-pod-autoscaler-sync-period', '5s').horizontalPodAutoscalerSyncPeriodMs, 5000);
+    assert.equal(optionsOf('--resource-quota-sync-period', '30s').resourceQuotaSyncPeriodMs, 30_000);
     assert.throws(() => optionsOf('--horizontal-pod-autoscaler-sync-period', '0s'), /^Error: --horizontal-pod-autoscaler-sync-period must be positive, got "0s"$/);
     assert.ok(optionsOf().controllerIdentities?.includes('horizontal-pod-autoscaler'));
   });

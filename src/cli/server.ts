@@ -26,6 +26,7 @@ export const serverUsage = `  server   Run the API server.
            --terminated-pod-gc-threshold N  terminated pods kept before the oldest are deleted (0: none deleted), default 12500
            --max-endpoints-per-slice N  endpoints per EndpointSlice the EndpointSlice controller writes (1-1000), default 100
            --horizontal-pod-autoscaler-sync-period DURATION  how often each HorizontalPodAutoscaler is reconciled, default 15s
+           --resource-quota-sync-period DURATION  how often every ResourceQuota's usage is recalculated in full, default 5m0s
            --node-monitor-period DURATION  how often the node lifecycle controller checks node health, default 5s
            --node-monitor-grace-period DURATION  silence before a node is marked Unknown (NotReady), default 50s
            --node-startup-grace-period DURATION  how long a new node may go without posting status, default 1m0s
@@ -48,7 +49,7 @@ export const serverUsage = `  server   Run the API server.
 
 const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -65,6 +66,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     terminatedPodGCThreshold: wholeNumber(args, 'terminated-pod-gc-threshold'),
     maxEndpointsPerSlice: maxEndpointsPerSlice(args),
     horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
+    resourceQuotaSyncPeriodMs: positiveDuration(args, 'resource-quota-sync-period'),
     nodeLifecycle: nodeLifecycleOptions(args),
     controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),

@@ -29,6 +29,7 @@ import { ClusterRoleAggregationController } from './clusterroleaggregation/contr
 import { ServiceAccountsController } from './serviceaccount/controller.js';
 import { RootCACertPublisher } from './rootcacertpublisher/controller.js';
 import { readFileSync } from 'node:fs';
+import { ResourceQuotaController } from './resourcequota/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -51,6 +52,8 @@ export interface ControllerContext {
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** --resource-quota-sync-period in ms (default 5 min). */
+  resourceQuotaSyncPeriodMs?: number;
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
   /** The node lifecycle flags (--node-monitor-period, --node-eviction-rate, ...); unset ones take upstream's defaults. */
@@ -171,6 +174,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['endpointslice'],
     identity: 'endpointslice-controller',
     init: (ctx) => new EndpointSliceController(ctx),
+  },
+  {
+    name: 'resourcequota-controller',
+    aliases: ['resourcequota'],
+    identity: 'resourcequota-controller',
+    init: (ctx) => new ResourceQuotaController({ ...ctx, syncPeriodMs: ctx.resourceQuotaSyncPeriodMs }),
   },
   {
     name: 'service-cidr-controller',

@@ -36,6 +36,7 @@ test('every controller names the service account upstream runs it as', () => {
       'disruption-controller': 'disruption-controller',
       'endpoints-controller': 'endpoint-controller',
       'endpointslice-controller': 'endpointslice-controller',
+      'resourcequota-controller': 'resourcequota-controller',
       'service-cidr-controller': 'service-cidrs-controller',
       'serviceaccount-controller': 'service-account-controller',
       'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',

@@ -25,6 +25,8 @@ export interface ControllerManagerConfig {
   terminatedPodGCThreshold?: number;
   /** --horizontal-pod-autoscaler-sync-period in ms (default 15 s). */
   horizontalPodAutoscalerSyncPeriodMs?: number;
+  /** --resource-quota-sync-period in ms (default 5 min). */
+  resourceQuotaSyncPeriodMs?: number;
   /** --max-endpoints-per-slice (default 100). */
   maxEndpointsPerSlice?: number;
   /** The node lifecycle controller's flags. */

@@ -43,6 +43,7 @@ import {
   validateServiceStatusUpdate,
   validateServiceUpdate,
 } from './core.js';
+import { validateResourceQuota, validateResourceQuotaStatusUpdate, validateResourceQuotaUpdate } from './resourcequota.js';
 import { validateCronJob, validateCronJobUpdate } from './cronjob.js';
 import { validateObjectMetaUpdate, type Obj } from './meta.js';
 import { validateEndpointSlice, validateEndpointSliceUpdate, validateLease, validateLeaseUpdate, validatePriorityClass, validatePriorityClassUpdate } from './other.js';
@@ -100,6 +101,7 @@ const kinds: Record<string, KindValidation> = {
   '/ConfigMap': { create: validateConfigMap, update: validateConfigMapUpdate },
   '/Secret': { create: validateSecret, update: validateSecretUpdate },
   '/Service': { create: validateService, update: validateServiceUpdate, status: validateServiceStatusUpdate },
+  '/ResourceQuota': { create: validateResourceQuota, update: validateResourceQuotaUpdate, status: validateResourceQuotaStatusUpdate },
   '/ServiceAccount': { create: validateServiceAccount, update: thenCreate(validateServiceAccount) },
   '/Endpoints': { create: validateEndpoints, update: thenCreate(validateEndpoints) },
   'coordination.k8s.io/Lease': { create: validateLease, update: validateLeaseUpdate },

@@ -30,9 +30,10 @@ const maxInt32 = 2147483647;
 // ---- resources ----
 
 const isHugePage = (name: string) => name.startsWith('hugepages-');
-const isNative = (name: string) => !name.includes('/') || name.includes('kubernetes.io/');
-const isExtended = (name: string) => !isNative(name) && !name.startsWith('requests.') && qualifiedNameErrors(`requests.${name}`).length === 0;
-const overcommitAllowed = (name: string) => isNative(name) && !isHugePage(name);
+export const isNativeResourceName = (name: string) => !name.includes('/') || name.includes('kubernetes.io/');
+/** helper.IsExtendedResourceName: a non-native name that may be requested as requests.<name>. */
+export const isExtendedResourceName = (name: string) => !isNativeResourceName(name) && !name.startsWith('requests.') && qualifiedNameErrors(`requests.${name}`).length === 0;
+const overcommitAllowed = (name: string) => isNativeResourceName(name) && !isHugePage(name);
 const standardContainerResources = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const standardResources = new Set([
   ...standardContainerResources,
@@ -55,14 +56,14 @@ export function validateContainerResourceName(name: string, p: Path): FieldError
   const errs = validateResourceName(name, p);
   if (!name.includes('/')) {
     if (!standardContainerResources.has(name) && !isHugePage(name)) errs.push(invalid(p, name, 'must be a standard resource for containers'));
-  } else if (!isNative(name) && !isExtended(name)) {
+  } else if (!isNativeResourceName(name) && !isExtendedResourceName(name)) {
     errs.push(invalid(p, name, "doesn't follow extended resource name standard"));
   }
   return errs;
 }
 
 /** A quantity field's value, or an Invalid error when it does not parse. */
-function quantityAt(value: unknown, p: Path, errs: FieldError[]): Quantity | undefined {
+export function quantityAt(value: unknown, p: Path, errs: FieldError[]): Quantity | undefined {
   try {
     return Quantity.from(value as string | number);
   } catch (e) {
@@ -71,11 +72,17 @@ function quantityAt(value: unknown, p: Path, errs: FieldError[]): Quantity | und
   }
 }
 
-/** ValidateResourceQuantityValue: non-negative, and whole for integer (extended) resources. */
+/** Counted resources (helper.IsIntegerResourceName, with the extended ones). */
+const integerResources = new Set([
+  'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims',
+  'services.nodeports', 'services.loadbalancers',
+]);
+
+/** ValidateResourceQuantityValue: non-negative, and whole for integer (counted or extended) resources. */
 export function validateResourceQuantity(name: string, q: Quantity, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   if (q.sign() < 0) errs.push(invalid(p, q.toString(), isNegativeErrorMsg));
-  if (isExtended(name) && q.milliValue() % 1000n !== 0n) errs.push(invalid(p, rawValue(q.toString()), 'must be an integer'));
+  if ((integerResources.has(name) || isExtendedResourceName(name)) && q.milliValue() % 1000n !== 0n) errs.push(invalid(p, rawValue(q.toString()), 'must be an integer'));
   return errs;
 }
 

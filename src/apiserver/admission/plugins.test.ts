@@ -27,7 +27,8 @@ describe('admission plugin registry', () => {
 
   void it('builds each enabled plugin under its upstream name', () => {
     const lookups = { get: async () => undefined, list: async () => [] };
-    const plugins = newAdmissionPlugins({ lookups, clock: new FakeClock() }, { disable: ['NamespaceLifecycle'] });
+    const resourceQuotas = { list: async () => [], updateStatus: async () => undefined };
+    const plugins = newAdmissionPlugins({ lookups, clock: new FakeClock(), resourceQuotas }, { disable: ['NamespaceLifecycle'] });
     assert.deepEqual(plugins.map((p) => p.name), ['NodeRestriction', 'Priority', 'DefaultTolerationSeconds']);
   });
 });

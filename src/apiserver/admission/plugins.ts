@@ -11,6 +11,13 @@ import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from
 import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
 import { NodeRestriction, pluginName as nodeRestriction } from './plugins/noderestriction.js';
 import { ServiceAccountAdmission, pluginName as serviceAccount } from './plugins/serviceaccount.js';
+import { ResourceQuotaAdmission, pluginName as resourceQuota, type ResourceQuotaAccess } from './plugins/resourcequota.js';
+import { Selection } from '../registry/selection.js';
+import { systemUser } from '../registry/registries.js';
+import { everything } from '../../api/labels.js';
+import { everythingFields } from '../../api/fields.js';
+import type { ResourceQuota } from '../../api/types.js';
+import type { KubeObject } from '../../api/meta.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -82,10 +89,12 @@ const defaultOnPlugins: ReadonlySet<string> = new Set([
   'ValidatingAdmissionPolicy',
 ]);
 
-/** What a plugin may be built from: the shared lookups and the server's clock. */
+/** What a plugin may be built from: the shared lookups, the server's clock, and ResourceQuota's writes. */
 export interface PluginDependencies {
   lookups: AdmissionLookups;
   clock: Clock;
+  /** Live quota reads and compare-and-swap status writes (upstream's plugin uses the loopback client). */
+  resourceQuotas: ResourceQuotaAccess;
 }
 
 type PluginFactory = (deps: PluginDependencies) => AnyAdmissionPlugin;
@@ -97,6 +106,7 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
   [nodeRestriction, ({ lookups }) => new NodeRestriction({ lookups })],
+  [resourceQuota, ({ lookups, clock, resourceQuotas }) => new ResourceQuotaAdmission({ lookups, clock, quotas: resourceQuotas })],
 ]);
 
 export interface AdmissionPluginFlags {
@@ -138,7 +148,16 @@ export function newAdmitter(registries: () => Registries, clock: Clock, flags?: 
     get: (resource, namespace, name) => registries().lookup(resource, namespace, name),
     list: async (resource) => registries().cachedList(resource),
   };
-  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock }, flags));
+  const quotas = () => registries().of('', 'resourcequotas');
+  const resourceQuotas: ResourceQuotaAccess = {
+    list: async (namespace) => (await quotas().list(namespace, { selection: new Selection(everything(), everythingFields()) })).items as ResourceQuota[],
+    updateStatus: async (quota) => {
+      const { namespace = '', name = '' } = quota.metadata ?? {};
+      // The quota carries the resourceVersion it was read at: the registry refuses the write with a 409 if it moved.
+      await quotas().update(namespace, name, () => quota as KubeObject, { dryRun: false, user: systemUser, subresource: 'status' });
+    },
+  };
+  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock, resourceQuotas }, flags));
   return {
     mutate: (operation, a) => chain.admit({ operation, ...a }),
     validate: (operation, a) => chain.validate({ operation, ...a }),

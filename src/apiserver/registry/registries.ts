@@ -45,7 +45,8 @@ export interface RegistriesOptions {
   escalation?: () => EscalationDeps | undefined;
 }
 
-const systemUser = { name: 'system:apiserver', groups: ['system:masters'] };
+/** The API server's own identity for the writes it makes itself. */
+export const systemUser = { name: 'system:apiserver', groups: ['system:masters'] };
 const systemWrite = { dryRun: false, user: systemUser, subresource: '' };
 
 export class Registries {
