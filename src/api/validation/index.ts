@@ -58,6 +58,12 @@ import {
   validateServiceCIDRStatusUpdate,
   validateServiceCIDRUpdate,
 } from './servicecidr.js';
+import {
+  validateMutatingWebhookConfiguration,
+  validateMutatingWebhookConfigurationUpdate,
+  validateValidatingWebhookConfiguration,
+  validateValidatingWebhookConfigurationUpdate,
+} from './admissionregistration.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -113,6 +119,8 @@ const kinds: Record<string, KindValidation> = {
   'networking.k8s.io/ServiceCIDR': { create: validateServiceCIDR, update: validateServiceCIDRUpdate, status: validateServiceCIDRStatusUpdate },
   'networking.k8s.io/IPAddress': { create: validateIPAddress, update: validateIPAddressUpdate },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': { create: validateMutatingWebhookConfiguration, update: validateMutatingWebhookConfigurationUpdate },
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': { create: validateValidatingWebhookConfiguration, update: validateValidatingWebhookConfigurationUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,

@@ -9,6 +9,8 @@ import type { AdmissionLookups } from './interface.js';
 import { NamespaceLifecycle, pluginName as namespaceLifecycle } from './plugins/namespacelifecycle.js';
 import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from './plugins/defaulttolerationseconds.js';
 import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
+import { MutatingAdmissionWebhook, pluginName as mutatingAdmissionWebhook } from './webhook/mutating.js';
+import { ValidatingAdmissionWebhook, pluginName as validatingAdmissionWebhook } from './webhook/validating.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -89,6 +91,8 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [namespaceLifecycle, ({ lookups, clock }) => new NamespaceLifecycle({ lookups, clock })],
   [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
+  [mutatingAdmissionWebhook, ({ lookups, clock }) => new MutatingAdmissionWebhook({ lookups, clock })],
+  [validatingAdmissionWebhook, ({ lookups, clock }) => new ValidatingAdmissionWebhook({ lookups, clock })],
 ]);
 
 export interface AdmissionPluginFlags {
