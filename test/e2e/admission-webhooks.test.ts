@@ -104,7 +104,7 @@ describe('admission webhooks', () => {
   it('a validating webhook denies a pod with its message', async () => {
     const r = await kubectlAsync(server, ['create', '-f', '-'], podYaml('bad'));
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /admission webhook "deny\.kite-whk\.example\.com" denied the request: pods named bad are not allowed/);
+    assert.equal(r.stderr.trim(), `Error from server: error when creating "STDIN": admission webhook "deny.kite-whk.example.com" denied the request: pods named bad are not allowed`);
     const ok = await kubectlAsync(server, ['create', '-f', '-'], podYaml('good'));
     assert.equal(ok.code, 0, ok.stderr);
     kubectlOk(server, ['delete', 'validatingwebhookconfiguration', 'deny']);

@@ -1,4 +1,5 @@
-// A webhook server for tests: HTTPS on 127.0.0.1 with a certificate from a throwaway CA, answering
+// A webhook server for tests: HTTPS on 127.0.0.1 with a certificate from a throwaway CA (also valid
+// for the Service name webhook.d.svc), answering
 // each AdmissionReview with what `answer` returns (or never, when it returns undefined).
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ export interface TestWebhookAnswer {
 export interface TestWebhookServer {
   /** https://127.0.0.1:<port> */
   url: string;
+  port: number;
   /** The CA's certificate, base64 as in clientConfig.caBundle. */
   caBundle: string;
   /** The requests received, by path. */
@@ -29,7 +31,7 @@ export interface TestWebhookServer {
 export async function startTestWebhookServer(answer: (path: string, request: AdmissionRequest) => TestWebhookAnswer | undefined): Promise<TestWebhookServer> {
   const dir = await mkdtemp(join(tmpdir(), 'kite-whk-pki-'));
   const pki = await ensurePki(dir);
-  const cert = await issueServingCertificate(pki, { commonName: 'webhook', sans: ['127.0.0.1', 'localhost'] });
+  const cert = await issueServingCertificate(pki, { commonName: 'webhook', sans: ['127.0.0.1', 'localhost', 'webhook.d.svc'] });
   const received: TestWebhookServer['received'] = [];
   const server: Server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -55,6 +57,7 @@ export async function startTestWebhookServer(answer: (path: string, request: Adm
   const port = (server.address() as AddressInfo).port;
   return {
     url: `https://127.0.0.1:${port}`,
+    port,
     caBundle: Buffer.from(pki.ca.certPem).toString('base64'),
     received,
     close: async () => {

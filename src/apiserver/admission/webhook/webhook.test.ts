@@ -73,6 +73,9 @@ function hook<W extends MutatingWebhook | ValidatingWebhook>(name: string, path:
 function lookups(objects: { mutating?: MutatingWebhook[][]; validating?: ValidatingWebhook[][] }) {
   const o: LookupObjects = {
     namespaces: [{ metadata: { name: 'd' } }],
+    // Service webhook:8443 in d, backed by the test server's port on 127.0.0.1.
+    services: [{ metadata: { name: 'webhook', namespace: 'd' }, spec: { ports: [{ name: 'https', port: 8443, targetPort: server.port }] } }],
+    endpoints: [{ metadata: { name: 'webhook', namespace: 'd' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port: server.port }] }] }],
     'mutatingwebhookconfigurations.admissionregistration.k8s.io': (objects.mutating ?? []).map((webhooks, i) => ({ metadata: { name: `m${i}` }, webhooks })),
     'validatingwebhookconfigurations.admissionregistration.k8s.io': (objects.validating ?? []).map((webhooks, i) => ({ metadata: { name: `v${i}` }, webhooks })),
   };
@@ -158,6 +161,27 @@ test('reinvocationPolicy IfNeeded calls a webhook again once a later webhook cha
   assert.deepEqual(b.object?.metadata?.labels, { b: 'set' });
 });
 
+test('matchPolicy Equivalent sends an autoscaling/v2 request to a v1 rule as v1, requestKind naming v2', async () => {
+  const rules: RuleWithOperations[] = [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] }];
+  const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook('hpa.example.com', '/allow', { rules })]] }), clock: realClock });
+  const hpa = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'web', namespace: 'd' },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+      maxReplicas: 3,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+    },
+  };
+  await plugin.validate({ ...pod(), resource: findResource('autoscaling', 'v2', 'horizontalpodautoscalers')!, object: hpa });
+  const req = server.received.at(-1)!.request;
+  assert.deepEqual(req.kind, { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' });
+  assert.deepEqual(req.requestKind, { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' });
+  assert.equal(req.object?.apiVersion, 'autoscaling/v1');
+  assert.equal((req.object?.spec as { targetCPUUtilizationPercentage?: number }).targetCPUUtilizationPercentage, 50);
+});
+
 test('a dead webhook fails the request under failurePolicy Fail and is skipped under Ignore', async () => {
   const port = await deadPort();
   const dead = (failurePolicy: string) => ({ ...hook<ValidatingWebhook>('dead.example.com', '/'), failurePolicy, clientConfig: { url: `https://127.0.0.1:${port}/check`, caBundle: server.caBundle } });
@@ -171,6 +195,16 @@ test('a dead webhook fails the request under failurePolicy Fail and is skipped u
   );
   const ignore = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[dead('Ignore')]] }), clock: realClock });
   await ignore.validate(pod());
+});
+
+test('a service reference is called at a ready endpoint, verified as <service>.<namespace>.svc', async () => {
+  const svc = { ...hook<ValidatingWebhook>('svc.example.com', '/'), clientConfig: { service: { namespace: 'd', name: 'webhook', port: 8443, path: '/deny' }, caBundle: server.caBundle } };
+  const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[svc]] }), clock: realClock });
+  const err = await refusal(plugin.validate(pod()));
+  assert.equal(err.message, 'admission webhook "svc.example.com" denied the request: pods named bad are not allowed');
+  const missing = { ...svc, clientConfig: { service: { namespace: 'd', name: 'webhook', port: 443 }, caBundle: server.caBundle } };
+  const none = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[missing]] }), clock: realClock });
+  assert.match((await refusal(none.validate(pod()))).message, /failed calling webhook "svc\.example\.com": failed to call webhook: service "d\/webhook" has no ready endpoints for port 443$/);
 });
 
 test('a webhook whose certificate the caBundle does not sign is a call failure', async () => {
