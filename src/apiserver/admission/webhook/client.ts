@@ -142,6 +142,10 @@ function readBody(res: IncomingMessage, webhook: string): Promise<unknown> {
       } else chunks.push(c);
     });
     res.on('error', reject);
+    // An abort (the timeout) or a webhook dying mid-body closes the response without 'end'.
+    res.on('close', () => {
+      if (!res.complete) reject(new Error('unexpected EOF'));
+    });
     res.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const code = res.statusCode ?? 0;

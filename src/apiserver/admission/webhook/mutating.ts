@@ -7,6 +7,7 @@ import { internalError } from '../../../api/errors.js';
 import type { KubeObject } from '../../../api/meta.js';
 import { deepEqual, type JsonObject } from '../../../api/patch/json.js';
 import { applyOperations, JsonPatchError, type JsonPatchOperation } from '../../../api/patch/jsonpatch.js';
+import { setOwn } from '../../../util/own.js';
 import type { AdmissionAttributes, MutatingAdmissionPlugin } from '../interface.js';
 import { denial, inVersion, invocations, isExempt, orderedWebhooks, WebhookCaller, type WebhookDeps, type WebhookInvocation } from './dispatcher.js';
 
@@ -67,7 +68,7 @@ export class MutatingAdmissionWebhook implements MutatingAdmissionPlugin {
     const result = convert(patched as KubeObject, inv.resource, a.resource)!;
     // The registry holds a.object: it is changed in place.
     for (const key of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[key];
-    Object.assign(a.object, result);
+    for (const [key, value] of Object.entries(result)) setOwn(a.object, key, value);
     return true;
   }
 }

@@ -15,6 +15,8 @@ export interface TestWebhookAnswer {
   /** JSON patch operations, sent base64 with patchType JSONPatch. */
   patch?: unknown[];
   warnings?: string[];
+  /** Sends the headers and half the body, then nothing more. */
+  stall?: boolean;
 }
 
 export interface TestWebhookServer {
@@ -49,8 +51,10 @@ export async function startTestWebhookServer(answer: (path: string, request: Adm
         response.patchType = 'JSONPatch';
         response.patch = Buffer.from(JSON.stringify(a.patch)).toString('base64');
       }
+      const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response });
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      if (a.stall) res.write(body.slice(0, body.length / 2));
+      else res.end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -36,6 +36,8 @@ before(async () => {
         return { allowed: true, patch: [{ op: 'remove', path: '/spec/nothing' }] };
       case '/hang':
         return undefined;
+      case '/stall':
+        return { allowed: true, stall: true };
       default:
         return { allowed: true };
     }
@@ -228,6 +230,17 @@ test('a webhook that never answers fails the request at its timeout', async () =
     err.message,
     `Internal error occurred: failed calling webhook "hang.example.com": failed to call webhook: Post "${server.url}/hang?timeout=2s": context deadline exceeded`,
   );
+});
+
+test('a webhook that stalls in the middle of its answer fails the request at its timeout', async () => {
+  const clock = new FakeClock();
+  const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook('stall.example.com', '/stall', { timeoutSeconds: 3 })]] }), clock });
+  const stalls = calls.get('/stall') ?? 0;
+  const result = refusal(plugin.validate(pod()));
+  while ((calls.get('/stall') ?? 0) === stalls) await new Promise((r) => setImmediate(r));
+  await clock.advance(3000);
+  const err = await result;
+  assert.match(err.message, /failed calling webhook "stall\.example\.com": failed to call webhook: Post "[^"]+\/stall\?timeout=3s": context deadline exceeded$/);
 });
 
 test('dry run requests are refused by webhooks with side effects', async () => {
