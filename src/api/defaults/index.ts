@@ -9,6 +9,7 @@ import { defaultCronJob } from './cronjob.js';
 import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 import { defaultJob } from './batch.js';
 import { defaultNetworkPolicy } from './networkpolicy.js';
+import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from './admissionregistration.js';
 
 export { imageTag } from './podspec.js';
 
@@ -117,6 +118,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'rbac.authorization.k8s.io/RoleBinding': defaultBinding,
   'rbac.authorization.k8s.io/ClusterRoleBinding': defaultBinding,
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': defaultMutatingWebhookConfiguration,
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': defaultValidatingWebhookConfiguration,
 };
 
 /**

@@ -60,6 +60,12 @@ import {
   validateServiceCIDRUpdate,
 } from './servicecidr.js';
 import { validateClusterRole, validateClusterRoleBinding, validateClusterRoleBindingUpdate, validateRole, validateRoleBinding, validateRoleBindingUpdate } from './rbac.js';
+import {
+  validateMutatingWebhookConfiguration,
+  validateMutatingWebhookConfigurationUpdate,
+  validateValidatingWebhookConfiguration,
+  validateValidatingWebhookConfigurationUpdate,
+} from './admissionregistration.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -120,6 +126,8 @@ const kinds: Record<string, KindValidation> = {
   'rbac.authorization.k8s.io/ClusterRole': { create: validateClusterRole, update: thenCreate(validateClusterRole) },
   'rbac.authorization.k8s.io/RoleBinding': { create: validateRoleBinding, update: validateRoleBindingUpdate },
   'rbac.authorization.k8s.io/ClusterRoleBinding': { create: validateClusterRoleBinding, update: validateClusterRoleBindingUpdate },
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': { create: validateMutatingWebhookConfiguration, update: validateMutatingWebhookConfigurationUpdate },
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': { create: validateValidatingWebhookConfiguration, update: validateValidatingWebhookConfigurationUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,

@@ -20,6 +20,8 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject;
   user: UserInfo;
   dryRun: boolean;
+  /** Where plugins add warnings for the client (HTTP Warning headers); absent when nobody listens. */
+  warnings?: string[];
 }
 
 export interface AdmissionPlugin {

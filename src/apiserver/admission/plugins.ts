@@ -18,6 +18,8 @@ import { everything } from '../../api/labels.js';
 import { everythingFields } from '../../api/fields.js';
 import type { ResourceQuota } from '../../api/types.js';
 import type { KubeObject } from '../../api/meta.js';
+import { MutatingAdmissionWebhook, pluginName as mutatingAdmissionWebhook } from './webhook/mutating.js';
+import { ValidatingAdmissionWebhook, pluginName as validatingAdmissionWebhook } from './webhook/validating.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -107,6 +109,8 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
   [nodeRestriction, ({ lookups }) => new NodeRestriction({ lookups })],
   [resourceQuota, ({ lookups, clock, resourceQuotas }) => new ResourceQuotaAdmission({ lookups, clock, quotas: resourceQuotas })],
+  [mutatingAdmissionWebhook, ({ lookups, clock }) => new MutatingAdmissionWebhook({ lookups, clock })],
+  [validatingAdmissionWebhook, ({ lookups, clock }) => new ValidatingAdmissionWebhook({ lookups, clock })],
 ]);
 
 export interface AdmissionPluginFlags {

@@ -35,6 +35,8 @@ export function render(r: ResourceRequest, obj: StoredObject): unknown {
 
 /** Answers with a written object; as plain JSON it is the text its watchers were sent. */
 export function writeServed(r: ResourceRequest, code: number, obj: StoredObject, warnings: string[] = []): void {
+  // An update that retried on a conflict ran admission again: its warnings are said once.
+  warnings = [...new Set(warnings)];
   if (r.output.kind === 'object' && !r.output.yaml) writeJson(r.res, code, objectJson(r.resource, obj), warnings);
   else writeObject(r.res, code, render(r, obj), r.output.yaml, warnings);
 }
@@ -48,9 +50,10 @@ function partial(obj: StoredObject): unknown {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string): WriteOptions {
+/** `warnings` collects admission's warnings for the response. */
+export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string, warnings?: string[]): WriteOptions {
   const manager = fieldManagerFor(r);
-  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource) };
+  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warnings };
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
@@ -130,14 +133,14 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   if (r.resource.namespaced && !r.info.namespace) throw notFound({ group: '', resource: '' }, '');
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
   const { obj, warnings } = await decodeInput(r);
-  const created = await r.registry.create(r.info.namespace, obj, writeOptions(r, dryRun, ''));
+  const created = await r.registry.create(r.info.namespace, obj, writeOptions(r, dryRun, '', warnings));
   writeServed(r, 201, created, warnings);
 }
 
 export async function handleUpdate(r: ResourceRequest, subresource = ''): Promise<void> {
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
   const { obj, warnings } = await decodeInput(r, r.info.name);
-  const result = await r.registry.update(r.info.namespace, r.info.name, () => obj, writeOptions(r, dryRun, subresource));
+  const result = await r.registry.update(r.info.namespace, r.info.name, () => obj, writeOptions(r, dryRun, subresource, warnings));
   writeServed(r, result.created ? 201 : 200, result.object, warnings);
 }
 

@@ -89,7 +89,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
         }
         return obj;
       },
-      { dryRun, user: r.user, subresource, allowCreate: subresource === '' },
+      { dryRun, user: r.user, subresource, allowCreate: subresource === '', warnings },
     );
     writeServed(r, result.created ? 201 : 200, result.object, warnings);
     return;
@@ -98,6 +98,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
   // Upstream decodes the patch body strictly for Strict and Warn; JSON patch errors name the operation list.
   const validation = fieldValidationOf(r);
   const strictErrors = validation === 'Ignore' ? [] : duplicateFields(patch).map((p) => `${type === 'json' ? 'json patch ' : ''}duplicate field "${p}"`);
+  const admissionWarnings: string[] = [];
   const result = await r.registry.update(
     r.info.namespace,
     name,
@@ -116,7 +117,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
       warnings = [...strictErrors, ...prepareInput(r, patched, name)];
       return patched;
     },
-    writeOptions(r, dryRun, subresource),
+    writeOptions(r, dryRun, subresource, admissionWarnings),
   );
-  writeServed(r, 200, result.object, warnings);
+  writeServed(r, 200, result.object, [...warnings, ...admissionWarnings]);
 }

@@ -43,6 +43,8 @@ export interface WriteOptions {
   track?: (obj: KubeObject, old: StoredObject | undefined) => void;
   /** An update of a missing object creates it (server-side apply), whatever the strategy says. */
   allowCreate?: boolean;
+  /** Collects admission's warnings for the response. */
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
@@ -401,7 +403,7 @@ export class Registry {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
     this.strategy.prepareForCreate(obj, { now, user: opts.user });
-    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun };
+    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
     await this.strategy.authorizeWrite?.(obj, undefined, opts.user);
@@ -488,7 +490,7 @@ export class Registry {
         ]);
       }
       const obj = this.prepareUpdate(proposed, current, opts);
-      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun };
+      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
       await this.deps.admitter.mutate('UPDATE', admit);
       const errs = opts.subresource ? this.strategy.validateSubresourceUpdate(opts.subresource, obj, current) : this.strategy.validateUpdate(obj, current);
       this.assertValid(obj, errs);
