@@ -9,6 +9,7 @@ import { defaultCronJob } from './cronjob.js';
 import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 import { defaultJob } from './batch.js';
 import { defaultNetworkPolicy } from './networkpolicy.js';
+import { defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBinding } from './admissionregistration.js';
 
 export { imageTag } from './podspec.js';
 
@@ -107,6 +108,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'networking.k8s.io/NetworkPolicy': defaultNetworkPolicy,
   'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
 };
 
 /**

@@ -58,6 +58,12 @@ import {
   validateServiceCIDRStatusUpdate,
   validateServiceCIDRUpdate,
 } from './servicecidr.js';
+import {
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBindingUpdate,
+  validateValidatingAdmissionPolicyUpdate,
+} from './admissionregistration.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
 export { validateNamespaceFinalizeUpdate } from './core.js';
@@ -113,6 +119,11 @@ const kinds: Record<string, KindValidation> = {
   'networking.k8s.io/ServiceCIDR': { create: validateServiceCIDR, update: validateServiceCIDRUpdate, status: validateServiceCIDRStatusUpdate },
   'networking.k8s.io/IPAddress': { create: validateIPAddress, update: validateIPAddressUpdate },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': { create: validateValidatingAdmissionPolicy, update: validateValidatingAdmissionPolicyUpdate },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': {
+    create: validateValidatingAdmissionPolicyBinding,
+    update: validateValidatingAdmissionPolicyBindingUpdate,
+  },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,

@@ -20,6 +20,8 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject;
   user: UserInfo;
   dryRun: boolean;
+  /** The request's warnings (HTTP Warning headers); absent for writes no client made. */
+  warnings?: string[];
 }
 
 export interface AdmissionPlugin {

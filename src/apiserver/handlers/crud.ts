@@ -48,9 +48,9 @@ function partial(obj: StoredObject): unknown {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string): WriteOptions {
+export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string): WriteOptions & { warnings: string[] } {
   const manager = fieldManagerFor(r);
-  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource) };
+  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warnings: [] };
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
@@ -127,15 +127,17 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   if (r.resource.namespaced && !r.info.namespace) throw notFound({ group: '', resource: '' }, '');
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
   const { obj, warnings } = await decodeInput(r);
-  const created = await r.registry.create(r.info.namespace, obj, writeOptions(r, dryRun, ''));
-  writeServed(r, 201, created, warnings);
+  const opts = writeOptions(r, dryRun, '');
+  const created = await r.registry.create(r.info.namespace, obj, opts);
+  writeServed(r, 201, created, [...warnings, ...opts.warnings]);
 }
 
 export async function handleUpdate(r: ResourceRequest, subresource = ''): Promise<void> {
   const dryRun = dryRunOf(r.url.searchParams.getAll('dryRun'));
   const { obj, warnings } = await decodeInput(r, r.info.name);
-  const result = await r.registry.update(r.info.namespace, r.info.name, () => obj, writeOptions(r, dryRun, subresource));
-  writeServed(r, result.created ? 201 : 200, result.object, warnings);
+  const opts = writeOptions(r, dryRun, subresource);
+  const result = await r.registry.update(r.info.namespace, r.info.name, () => obj, opts);
+  writeServed(r, result.created ? 201 : 200, result.object, [...warnings, ...opts.warnings]);
 }
 
 /** DeleteOptions from the body (kubectl sends one) and the query (curl users do), as upstream's delete handler reads them. */

@@ -62,6 +62,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
     if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw badRequest('error decoding patch: apply patch must be an object');
     const applied = patch as JsonObject;
     warnings = checkObject(group, version, kind, applied, fieldValidationOf(r)).warnings;
+    const applyOptions = { dryRun, user: r.user, subresource, allowCreate: subresource === '', warnings: [] as string[] };
     const appliedName = (applied.metadata as { name?: string } | undefined)?.name;
     if (appliedName !== undefined && appliedName !== name) {
       throw badRequest(`the name of the object (${appliedName}) does not match the name on the URL (${name})`);
@@ -89,14 +90,15 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
         }
         return obj;
       },
-      { dryRun, user: r.user, subresource, allowCreate: subresource === '' },
+      applyOptions,
     );
-    writeServed(r, result.created ? 201 : 200, result.object, warnings);
+    writeServed(r, result.created ? 201 : 200, result.object, [...warnings, ...applyOptions.warnings]);
     return;
   }
 
   // Upstream decodes the patch body strictly for Strict and Warn; JSON patch errors name the operation list.
   const validation = fieldValidationOf(r);
+  const opts = writeOptions(r, dryRun, subresource);
   const strictErrors = validation === 'Ignore' ? [] : duplicateFields(patch).map((p) => `${type === 'json' ? 'json patch ' : ''}duplicate field "${p}"`);
   const result = await r.registry.update(
     r.info.namespace,
@@ -116,7 +118,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
       warnings = [...strictErrors, ...prepareInput(r, patched, name)];
       return patched;
     },
-    writeOptions(r, dryRun, subresource),
+    opts,
   );
-  writeServed(r, 200, result.object, warnings);
+  writeServed(r, 200, result.object, [...warnings, ...opts.warnings]);
 }
