@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compile, CompileError, evaluate, largestCollection, toCel } from './cel.js';
+
+const run = (expression: string, object: unknown = {}) => {
+  const inputs = { object: toCel(object), oldObject: null, params: null, request: null, namespaceObject: null, variables: {} };
+  return evaluate(compile(expression), inputs, largestCollection(inputs));
+};
+
+test('JSON integers are CEL ints, other numbers doubles', () => {
+  assert.equal(run('object.a + 1 == 3', { a: 2 }), true);
+  assert.equal(run('type(object.a) == int', { a: 2 }), true);
+  assert.equal(run('type(object.b) == double', { b: 2.5 }), true);
+});
+
+test('macros, has() and optionals', () => {
+  const obj = { items: [{ name: 'a' }, { name: 'b' }] };
+  assert.equal(run('object.items.all(i, i.name.size() == 1)', obj), true);
+  assert.equal(run('object.items.exists_one(i, i.name == "b")', obj), true);
+  assert.deepEqual(run('object.items.map(i, i.name)', obj), ['a', 'b']);
+  assert.equal(run('object.items.filter(i, i.name == "z").size()', obj), 0n);
+  assert.equal(run('has(object.spec)', obj), false);
+  assert.equal(run('object.?spec.?replicas.orValue(1)', obj), 1n);
+});
+
+test('Kubernetes library functions', () => {
+  assert.equal(run('[1, 2, 3].isSorted() && ![2, 1].isSorted()'), true);
+  assert.equal(run('[1, 2, 3].sum()'), 6n);
+  assert.equal(run('[3, 1, 2].min()'), 1n);
+  assert.equal(run('[3, 1, 2].max()'), 3n);
+  assert.equal(run('[1, 2, 1].indexOf(1)'), 0n);
+  assert.equal(run('[1, 2, 1].lastIndexOf(1)'), 2n);
+  assert.equal(run('"ABC".lowerAscii() == "abc" && "a,b".split(",").join("-") == "a-b" && "abc".matches("^a")'), true);
+  assert.equal(run('isQuantity("100Mi") && !isQuantity("1x1")'), true);
+  assert.equal(run('quantity("1Gi").isGreaterThan(quantity("100Mi"))'), true);
+  assert.equal(run('quantity("500m").compareTo(quantity("1"))'), -1n);
+  assert.equal(run('quantity("2k").asInteger()'), 2000n);
+  assert.equal(run('quantity("500m").isInteger()'), false);
+});
+
+test('compile errors are refused with upstream prefix', () => {
+  assert.throws(() => compile('object.spec.replicas <='), (err: Error) => err instanceof CompileError && err.message.startsWith('compilation failed: ERROR: <input>: '));
+  assert.throws(() => compile('unknownVar > 1'), CompileError);
+  assert.throws(() => compile('1 + "a"'), CompileError);
+});
+
+test('objects from requests reach no prototype', () => {
+  const obj = JSON.parse('{"__proto__": {"polluted": 1}, "a": 1}');
+  const cel = toCel(obj) as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(cel), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.equal(run('has(object.constructor)', obj), false);
+});
