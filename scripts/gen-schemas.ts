@@ -253,6 +253,9 @@ const added: Record<string, string[]> = {
   'io.k8s.api.autoscaling.v2.HPAScalingRules': ['tolerance'],
   // Not new upstream: kubernetes-types 1.30's ResourceRule lacks them (client-node's model has them).
   'io.k8s.api.authorization.v1.ResourceRule': ['resources', 'verbs'],
+  // Nor do its admission rules have the fields upstream inlines from Rule.
+  'io.k8s.api.admissionregistration.v1.NamedRuleWithOperations': ['resources', 'scope'],
+  'io.k8s.api.admissionregistration.v1.RuleWithOperations': ['resources', 'scope'],
   [`${META}.DeleteOptions`]: ['ignoreStoreReadErrorWithClusterBreakingPotential'],
 };
 /** Fields that upstream removed by 1.33 (PodResourceClaim.source became the two fields above in 1.31). */
