@@ -51,3 +51,13 @@ test('objects from requests reach no prototype', () => {
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(run('has(object.constructor)', obj), false);
 });
+
+test('regular expressions that could backtrack without bound are refused at compile time', () => {
+  for (const pattern of ['^(a+)+$', '(x*)*y', '([a-z]+){2,}', '(a)\\\\1', '(?=a)b']) {
+    assert.throws(() => compile(`object.name.matches("${pattern}")`), (err: Error) => err instanceof CompileError && err.message.includes('error parsing regexp'), pattern);
+  }
+  for (const pattern of ['^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', '(ab)+', '[(+]*', 'a{2,5}', '^(\\\\d+)\\\\.(\\\\d+)$']) {
+    assert.doesNotThrow(() => compile(`object.name.matches("${pattern}")`), pattern);
+  }
+  assert.equal(run('object.name.matches("^[a-z]+(-[a-z]+)*$")', { name: 'my-app' }), true);
+});

@@ -104,6 +104,10 @@ export function compile(expression: string): CompiledExpression {
   const check = parsed.check();
   if (!check.valid) throw new CompileError(`compilation failed: ERROR: <input>: ${firstLine(check.error)}`);
   const { depth, nodes } = measure(parsed.ast, 0);
+  for (const pattern of regexLiterals(parsed.ast)) {
+    const why = unboundedRegex(pattern);
+    if (why) throw new CompileError(`compilation failed: ERROR: <input>: error parsing regexp ${JSON.stringify(pattern)}: ${why}`);
+  }
   return { expression, comprehensionDepth: depth, nodes, run: (activation) => parsed(activation) };
 }
 
@@ -126,6 +130,50 @@ function measure(node: unknown, depth: number): { depth: number; nodes: number }
   const nested = op === 'rcall' && Array.isArray(args) && comprehensions.has(args[0] as string) ? depth + 1 : depth;
   const m = measure(args, nested);
   return { depth: Math.max(nested, m.depth), nodes: m.nodes + 1 };
+}
+
+/** The string literals given to `.matches()`. */
+function regexLiterals(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const n of node) regexLiterals(n, out);
+  else if (typeof node === 'object' && node !== null && 'op' in node) {
+    const { op, args } = node as { op: string; args: unknown };
+    if (op === 'rcall' && Array.isArray(args) && args[0] === 'matches') {
+      const pattern = (args[2] as { op?: string; args?: unknown }[] | undefined)?.[0];
+      if (pattern?.op === 'value' && typeof pattern.args === 'string') out.push(pattern.args);
+    }
+    regexLiterals(args, out);
+  }
+  return out;
+}
+
+/** Whether a group's body starts with a repeated atom (or another group), so repeating the group is ambiguous. */
+const startsRepeating = /^(?:\(|(?:\\.|\[(?:\\.|[^\]])*\]|[^\\[(|])(?:[*+]|\{\d+,\}))/;
+
+/**
+ * Why a pattern could backtrack without bound on a hostile subject (the engine uses JavaScript's
+ * backtracking RegExp where upstream's RE2 is linear): backreferences and lookarounds, which RE2
+ * refuses too, and a repeated group whose body starts with a repetition, like `(a+)+`.
+ */
+export function unboundedRegex(pattern: string): string | undefined {
+  if (/\\[1-9k]/.test(pattern)) return 'invalid escape sequence: backreferences are not supported';
+  if (/\(\?<?[=!]/.test(pattern)) return 'invalid or unsupported Perl syntax: lookaround';
+  const opened: number[] = [];
+  let ambiguousGroup = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    const repeats = c === '*' || c === '+' || (c === '{' && /^\{\d+,\}/.test(pattern.slice(i)));
+    if (repeats && ambiguousGroup) return 'nested repetition may backtrack without bound';
+    ambiguousGroup = false;
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (c === '(') opened.push(i);
+    else if (c === ')' && opened.length > 0) {
+      const body = pattern.slice(opened.pop()! + 1, i).replace(/^\?:/, '');
+      ambiguousGroup = startsRepeating.test(body);
+    }
+  }
+  return undefined;
 }
 
 /** The largest list, map or string reachable from a value (bounded walk: it stops past the limit). */
