@@ -25,6 +25,7 @@ import { TaintEvictionController } from './tainteviction/controller.js';
 import { HorizontalController } from './podautoscaler/horizontal.js';
 import { TTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { ServiceCIDRController } from './servicecidrs/controller.js';
+import { ValidatingAdmissionPolicyStatusController } from './validatingadmissionpolicystatus/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -114,6 +115,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['ttl-after-finished'],
     identity: 'ttl-after-finished-controller',
     init: (ctx) => new TTLAfterFinishedController(ctx),
+  },
+  {
+    name: 'validatingadmissionpolicy-status-controller',
+    aliases: ['validatingadmissionpolicy-status'],
+    identity: 'validatingadmissionpolicy-status-controller',
+    init: (ctx) => new ValidatingAdmissionPolicyStatusController(ctx),
   },
   {
     name: 'garbage-collector-controller',
