@@ -48,6 +48,11 @@ describe('ValidatingAdmissionPolicy with kubectl', () => {
     const table = kubectlOk(server, ['get', 'validatingadmissionpolicybindings']);
     assert.match(table, /^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\n/);
     assert.match(table, /max-replicas-binding\s+max-replicas\s+<unset>/);
+    // The status controller reports the generation it saw (no type-checking warnings).
+    await eventually(() => {
+      const status = kubectlOk(server, ['get', 'validatingadmissionpolicy', 'max-replicas', '-o', 'jsonpath={.status}']);
+      return status === '{"observedGeneration":1,"typeChecking":{}}' ? status : undefined;
+    }, 'the policy status');
     // The policy is read from the API server's cache: wait until it is in force.
     const refused = await eventually(() => {
       const r = kubectl(server, ['create', 'deployment', 'd', '--image=x', '--replicas=6']);

@@ -18,10 +18,9 @@ test('each policy generation gets observedGeneration and typeChecking in its sta
   informers.start();
   try {
     const policies = admin.resource<ValidatingAdmissionPolicy>('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
-    const spec = {
-      matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] },
-      validations: [{ expression: 'object.spec.replicas <= 5' }],
-    } as ValidatingAdmissionPolicy['spec'];
+    // kubernetes-types' NamedRuleWithOperations lacks the fields it inlines from Rule.
+    const rules: object[] = [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }];
+    const spec: ValidatingAdmissionPolicy['spec'] = { matchConstraints: { resourceRules: rules }, validations: [{ expression: 'object.spec.replicas <= 5' }] };
     await policies.create({ metadata: { name: 'p' }, spec });
     const observed = async (generation: number) => {
       for (let i = 0; i < 50; i++) {
