@@ -61,3 +61,12 @@ test('regular expressions that could backtrack without bound are refused at comp
   }
   assert.equal(run('object.name.matches("^[a-z]+(-[a-z]+)*$")', { name: 'my-app' }), true);
 });
+
+test('ip and cidr library', () => {
+  assert.equal(run('isIP("10.0.0.1") && !isIP("10.0.0.300") && isCIDR("10.0.0.0/8") && !isCIDR("10.0.0.0/33")'), true);
+  assert.equal(run('ip("fd00::1").family()'), 6n);
+  assert.equal(run('cidr("10.0.0.0/8").containsIP("10.1.2.3") && !cidr("10.0.0.0/8").containsIP(ip("11.0.0.1"))'), true);
+  assert.equal(run('cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16") && cidr("10.0.0.0/8").prefixLength() == 8'), true);
+  assert.equal(run('string(cidr("10.1.2.3/8").masked())'), '10.0.0.0/8');
+  assert.throws(() => run('ip("nope")'), /parse error/);
+});

@@ -5,6 +5,7 @@
 // inputs must stay within the per-call budget, and every composited variable's value is bounded in
 // size, so an expression cannot loop or grow without limit.
 import { Environment, Optional } from '@marcbachmann/cel-js';
+import { formatAddr, formatPrefix, masked, parseAddr, parsePrefix, prefixContains, prefixContainsPrefix, type Addr, type Prefix } from '../netip.js';
 import { Quantity } from '../quantity.js';
 
 /** The names a policy expression may use (upstream's activation); `authorizer` is not offered. */
@@ -20,6 +21,26 @@ const comprehensions = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 /** A Kubernetes quantity as a CEL value (library `quantity()`). */
 class CelQuantity {
   constructor(readonly q: Quantity) {}
+}
+
+/** An IP address and a CIDR as CEL values (library `ip()` and `cidr()`). */
+class CelIP {
+  constructor(readonly addr: Addr) {}
+}
+class CelCIDR {
+  constructor(readonly prefix: Prefix) {}
+}
+
+function ipOf(s: string): CelIP {
+  const a = parseAddr(s);
+  if (!a) throw new Error(`IP Address ${JSON.stringify(s)} parse error during conversion from string`);
+  return new CelIP(a);
+}
+
+function cidrOf(s: string): CelCIDR {
+  const p = parsePrefix(s);
+  if (!p) throw new Error(`network address ${JSON.stringify(s)} parse error during conversion from string`);
+  return new CelCIDR(p);
 }
 
 function compareLists(l: unknown[]): boolean {
@@ -56,6 +77,8 @@ function newEnvironment(): Environment {
   });
   for (const name of policyVariableNames) env.registerVariable(name, 'dyn');
   env.registerType('Quantity', { ctor: CelQuantity, fields: {} });
+  env.registerType('net.IP', { ctor: CelIP, fields: {} });
+  env.registerType('net.CIDR', { ctor: CelCIDR, fields: {} });
   env
     // lists library
     .registerFunction('list.isSorted(): bool', (l: unknown[]) => compareLists(l))
@@ -76,7 +99,22 @@ function newEnvironment(): Environment {
       if (!isInt64(a.q)) throw new Error('cannot convert value to integer');
       return a.q.value();
     })
-    .registerFunction('Quantity.asApproximateFloat(): double', (a: CelQuantity) => a.q.toNumber());
+    .registerFunction('Quantity.asApproximateFloat(): double', (a: CelQuantity) => a.q.toNumber())
+    // ip and cidr libraries
+    .registerFunction('isIP(string): bool', (s: string) => parseAddr(s) !== undefined)
+    .registerFunction('ip(string): net.IP', ipOf)
+    .registerFunction('net.IP.family(): int', (ip: CelIP) => (ip.addr.family === 'IPv4' ? 4n : 6n))
+    .registerFunction('string(net.IP): string', (ip: CelIP) => formatAddr(ip.addr))
+    .registerFunction('isCIDR(string): bool', (s: string) => parsePrefix(s) !== undefined)
+    .registerFunction('cidr(string): net.CIDR', cidrOf)
+    .registerFunction('net.CIDR.containsIP(net.IP): bool', (c: CelCIDR, ip: CelIP) => prefixContains(c.prefix, ip.addr))
+    .registerFunction('net.CIDR.containsIP(string): bool', (c: CelCIDR, s: string) => prefixContains(c.prefix, ipOf(s).addr))
+    .registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', (c: CelCIDR, o: CelCIDR) => prefixContainsPrefix(c.prefix, o.prefix))
+    .registerFunction('net.CIDR.containsCIDR(string): bool', (c: CelCIDR, s: string) => prefixContainsPrefix(c.prefix, cidrOf(s).prefix))
+    .registerFunction('net.CIDR.prefixLength(): int', (c: CelCIDR) => BigInt(c.prefix.bits))
+    .registerFunction('net.CIDR.ip(): net.IP', (c: CelCIDR) => new CelIP(c.prefix.addr))
+    .registerFunction('net.CIDR.masked(): net.CIDR', (c: CelCIDR) => new CelCIDR(masked(c.prefix)))
+    .registerFunction('string(net.CIDR): string', (c: CelCIDR) => formatPrefix(c.prefix));
   return env;
 }
 
@@ -188,7 +226,7 @@ export function largestCollection(value: unknown, limit = perCallCostLimit): num
     else if (Array.isArray(v)) {
       largest = Math.max(largest, v.length);
       stack.push(...v);
-    } else if (typeof v === 'object' && v !== null && !(v instanceof CelQuantity)) {
+    } else if (typeof v === 'object' && v !== null && !(v instanceof CelQuantity || v instanceof CelIP || v instanceof CelCIDR)) {
       const values = Object.values(v);
       largest = Math.max(largest, values.length);
       stack.push(...values);
