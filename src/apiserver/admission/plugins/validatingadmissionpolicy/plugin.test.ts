@@ -197,3 +197,18 @@ test('a hostile expression is stopped by the cost bound, not run', async () => {
   });
   assert.match((await refusal(plugin(objects([doubling], [binding('b', {})])).validate(deployment(1)))).message, /actual cost limit exceeded/);
 });
+
+test('on DELETE, object is null and oldObject is the stored object', async () => {
+  const pol = policy('max-replicas', {
+    matchConstraints: match({ resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['DELETE'], resources: ['deployments'] }] }),
+    validations: [{ expression: 'object == null && oldObject.metadata.name != "protected"', message: 'protected', reason: 'Forbidden' }],
+  });
+  const p = plugin(objects([pol], [binding('b', {})]));
+  const del = (name: string): AdmissionAttributes => {
+    const { object, ...rest } = deployment(1);
+    return { ...rest, operation: 'DELETE', name, oldObject: { ...object!, metadata: { name, namespace: 'default' } } };
+  };
+  const err = await refusal(p.validate(del('protected')));
+  assert.deepEqual([err.code, err.message], [403, `deployments.apps "Unknown" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'b' denied request: protected`]);
+  await p.validate(del('other'));
+});
