@@ -95,6 +95,7 @@ test('a Warn binding admits and adds upstream warning', async () => {
   const p = plugin(objects([maxReplicas], [binding('warn-binding', { validationActions: ['Warn', 'Audit'] })]));
   const a = deployment(6);
   await p.validate(a);
+  await p.validate(a);
   assert.deepEqual(a.warnings, ["Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'warn-binding': failed expression: object.spec.replicas <= 5"]);
 });
 

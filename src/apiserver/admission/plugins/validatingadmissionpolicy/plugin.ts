@@ -103,7 +103,11 @@ export class ValidatingAdmissionPolicyPlugin implements ValidatingAdmissionPlugi
       });
       for (const f of failures) {
         if (actions.includes('Deny')) denied.push({ policy: policyName, binding: bindingName, ...f });
-        if (actions.includes('Warn')) a.warnings?.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${f.message}`);
+        if (actions.includes('Warn')) {
+          const warning = `Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${bindingName}': ${f.message}`;
+          // Upstream's recorder drops a repeated warning (an update retried after a conflict admits again).
+          if (!a.warnings?.includes(warning)) a.warnings?.push(warning);
+        }
         // Audit: kite keeps no audit log, so an Audit-only binding records nothing.
       }
     }
