@@ -30,6 +30,7 @@ import { ServiceAccountsController } from './serviceaccount/controller.js';
 import { RootCACertPublisher } from './rootcacertpublisher/controller.js';
 import { readFileSync } from 'node:fs';
 import { ResourceQuotaController } from './resourcequota/controller.js';
+import { ValidatingAdmissionPolicyStatusController } from './validatingadmissionpolicystatus/controller.js';
 
 export interface RunnableController {
   start(): void;
@@ -125,6 +126,12 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['ttl-after-finished'],
     identity: 'ttl-after-finished-controller',
     init: (ctx) => new TTLAfterFinishedController(ctx),
+  },
+  {
+    name: 'validatingadmissionpolicy-status-controller',
+    aliases: ['validatingadmissionpolicy-status'],
+    identity: 'validatingadmissionpolicy-status-controller',
+    init: (ctx) => new ValidatingAdmissionPolicyStatusController(ctx),
   },
   {
     name: 'garbage-collector-controller',

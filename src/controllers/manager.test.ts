@@ -28,6 +28,7 @@ test('every controller names the service account upstream runs it as', () => {
       'deployment-controller': 'deployment-controller',
       'job-controller': 'job-controller',
       'ttl-after-finished-controller': 'ttl-after-finished-controller',
+      'validatingadmissionpolicy-status-controller': 'validatingadmissionpolicy-status-controller',
       'garbage-collector-controller': 'generic-garbage-collector',
       'node-lifecycle-controller': 'node-controller',
       'pod-garbage-collector-controller': 'pod-garbage-collector',

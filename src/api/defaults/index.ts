@@ -9,7 +9,12 @@ import { defaultCronJob } from './cronjob.js';
 import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 import { defaultJob } from './batch.js';
 import { defaultNetworkPolicy } from './networkpolicy.js';
-import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from './admissionregistration.js';
+import {
+  defaultMutatingWebhookConfiguration,
+  defaultValidatingAdmissionPolicy,
+  defaultValidatingAdmissionPolicyBinding,
+  defaultValidatingWebhookConfiguration,
+} from './admissionregistration.js';
 
 export { imageTag } from './podspec.js';
 
@@ -120,6 +125,8 @@ const defaulters: Record<string, (obj: Obj) => void> = {
   'autoscaling/HorizontalPodAutoscaler': defaultHorizontalPodAutoscaler,
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': defaultMutatingWebhookConfiguration,
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': defaultValidatingWebhookConfiguration,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': defaultValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': defaultValidatingAdmissionPolicyBinding,
 };
 
 /**

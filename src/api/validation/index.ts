@@ -65,6 +65,10 @@ import {
   validateMutatingWebhookConfigurationUpdate,
   validateValidatingWebhookConfiguration,
   validateValidatingWebhookConfigurationUpdate,
+  validateValidatingAdmissionPolicy,
+  validateValidatingAdmissionPolicyBinding,
+  validateValidatingAdmissionPolicyBindingUpdate,
+  validateValidatingAdmissionPolicyUpdate,
 } from './admissionregistration.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
@@ -128,6 +132,11 @@ const kinds: Record<string, KindValidation> = {
   'rbac.authorization.k8s.io/ClusterRoleBinding': { create: validateClusterRoleBinding, update: validateClusterRoleBindingUpdate },
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': { create: validateMutatingWebhookConfiguration, update: validateMutatingWebhookConfigurationUpdate },
   'admissionregistration.k8s.io/ValidatingWebhookConfiguration': { create: validateValidatingWebhookConfiguration, update: validateValidatingWebhookConfigurationUpdate },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy': { create: validateValidatingAdmissionPolicy, update: validateValidatingAdmissionPolicyUpdate },
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding': {
+    create: validateValidatingAdmissionPolicyBinding,
+    update: validateValidatingAdmissionPolicyBindingUpdate,
+  },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,

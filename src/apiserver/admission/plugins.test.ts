@@ -3,8 +3,6 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../util/clock.js';
 import { allOrderedPlugins, enabledPluginNames, newAdmissionPlugins } from './plugins.js';
 
-const webhooks = ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'];
-
 describe('admission plugin registry', () => {
   void it('runs the default-on plugins kite has in upstream order', () => {
     assert.deepEqual(enabledPluginNames(), ['NamespaceLifecycle', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds']);

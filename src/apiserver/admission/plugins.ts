@@ -20,6 +20,7 @@ import type { ResourceQuota } from '../../api/types.js';
 import type { KubeObject } from '../../api/meta.js';
 import { MutatingAdmissionWebhook, pluginName as mutatingAdmissionWebhook } from './webhook/mutating.js';
 import { ValidatingAdmissionWebhook, pluginName as validatingAdmissionWebhook } from './webhook/validating.js';
+import { ValidatingAdmissionPolicyPlugin, pluginName as validatingAdmissionPolicy } from './plugins/validatingadmissionpolicy/plugin.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -111,6 +112,7 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [resourceQuota, ({ lookups, clock, resourceQuotas }) => new ResourceQuotaAdmission({ lookups, clock, quotas: resourceQuotas })],
   [mutatingAdmissionWebhook, ({ lookups, clock }) => new MutatingAdmissionWebhook({ lookups, clock })],
   [validatingAdmissionWebhook, ({ lookups, clock }) => new ValidatingAdmissionWebhook({ lookups, clock })],
+  [validatingAdmissionPolicy, ({ lookups }) => new ValidatingAdmissionPolicyPlugin({ lookups })],
 ]);
 
 export interface AdmissionPluginFlags {

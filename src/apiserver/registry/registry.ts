@@ -598,7 +598,7 @@ export class Registry {
         );
       }
       if (attempt === 0) {
-        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun };
+        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
         await this.deps.admitter.mutate('DELETE', admit);
         await this.deps.admitter.validate('DELETE', admit);
       }
