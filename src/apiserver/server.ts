@@ -34,6 +34,7 @@ import { AuthenticatedAuthorizer, PrivilegedGroupsAuthorizer, PublicInfoAuthoriz
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
+import { loadEncryptionConfiguration } from './encryptionconfig/config.js';
 import type { PortRange } from './registry/service/portallocator.js';
 import { ServiceAllocationRepair } from './registry/service/repair.js';
 import { Periodic } from '../util/periodic.js';
@@ -95,6 +96,8 @@ export interface ApiServerOptions {
   serviceClusterIPRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
+  /** --encryption-provider-config: an EncryptionConfiguration file (resources stored encrypted). */
+  encryptionProviderConfig?: string;
   clock?: Clock;
   logger: Logger;
 }
@@ -165,6 +168,8 @@ export class ApiServer implements Service {
     // The names in-cluster clients use: the advertise address, the Service's IP and DNS names.
     const serviceSans = [kubernetesServiceIP({ serviceClusterIPRange: this.opts.serviceClusterIPRange }), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
     this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host, ...(advertise ? [advertise] : []), ...serviceSans], clock: this.clock });
+    // Read before the store opens: a bad file stops the start with its one line.
+    const transformerFor = this.opts.encryptionProviderConfig ? await loadEncryptionConfiguration(this.opts.encryptionProviderConfig) : undefined;
     this.store = await openStore(this.opts.storage, dataDir);
     this.registries = new Registries({
       store: this.store,
@@ -172,6 +177,7 @@ export class ApiServer implements Service {
       admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
       nodePortRange: this.opts.serviceNodePortRange,
+      transformerFor,
     });
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });

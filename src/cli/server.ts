@@ -41,11 +41,13 @@ export const serverUsage = `  server   Run the API server.
            --disable-admission-plugins LIST  default admission plugins to turn off
            --service-cluster-ip-range CIDR[,CIDR]  the default ServiceCIDR, made at first start (default 10.96.0.0/12)
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
+           --encryption-provider-config FILE  an EncryptionConfiguration (apiserver.config.k8s.io/v1): the resources stored
+                                       encrypted (aescbc, aesgcm, secretbox; the first provider writes, all read)
 `;
 
 const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'encryption-provider-config'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -69,6 +71,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     admission: admissionPlugins(args),
     serviceClusterIPRange: serviceClusterIPRange(args.flags.get('service-cluster-ip-range')),
     serviceNodePortRange: optionalPortRange(args.flags.get('service-node-port-range')),
+    encryptionProviderConfig: optionalPath(args.flags.get('encryption-provider-config')),
     logger,
   };
 }
