@@ -23,7 +23,7 @@ test('each provider writes its upstream prefix and reads back what it wrote', ()
     const stored = t.toStorage(plain, '/registry/secrets/default/s');
     assert.ok(stored.startsWith(`k8s:enc:${provider}:v1:key1:`), stored);
     assert.ok(!stored.includes('c2VjcmV0'));
-    assert.equal(t.fromStorage(stored, '/registry/secrets/default/s'), plain);
+    assert.deepEqual(t.fromStorage(stored, '/registry/secrets/default/s'), { plain, stale: false });
   }
 });
 
@@ -40,9 +40,10 @@ test('key rotation: a new first key writes, the old one still reads; identity re
   const old = parseEncryptionConfiguration(config(aescbcKeys(['key1', key1])))('', 'secrets')!;
   const rotated = parseEncryptionConfiguration(config(`${aescbcKeys(['key2', key2], ['key1', key1])}  - identity: {}\n`))('', 'secrets')!;
   const before = old.toStorage('{"a":1}', 'k');
-  assert.equal(rotated.fromStorage(before, 'k'), '{"a":1}');
+  assert.deepEqual(rotated.fromStorage(before, 'k'), { plain: '{"a":1}', stale: true }, 'read by the second key: rewritten on update');
+  assert.deepEqual(rotated.fromStorage(rotated.toStorage('{"a":1}', 'k'), 'k'), { plain: '{"a":1}', stale: false });
   assert.ok(rotated.toStorage('{"a":1}', 'k').startsWith('k8s:enc:aescbc:v1:key2:'));
-  assert.equal(rotated.fromStorage('{"plain":true}', 'k'), '{"plain":true}');
+  assert.deepEqual(rotated.fromStorage('{"plain":true}', 'k'), { plain: '{"plain":true}', stale: true });
   assert.throws(() => old.fromStorage('{"plain":true}', 'k'), /no matching prefix found/);
   const unknownKey = parseEncryptionConfiguration(config(`${aescbcKeys(['key9', key2])}  - identity: {}\n`))('', 'secrets')!;
   assert.throws(() => unknownKey.fromStorage(before, 'k'), /identity transformer tried to read encrypted data/);

@@ -16,7 +16,9 @@ export class TransformingStore implements Store {
 
   private open(kv: KeyValue): KeyValue {
     // A delete event from etcd carries an empty tombstone value.
-    return kv.value === '' ? kv : { ...kv, value: this.transformer.fromStorage(kv.value, kv.key) };
+    if (kv.value === '') return kv;
+    const { plain, stale } = this.transformer.fromStorage(kv.value, kv.key);
+    return stale ? { ...kv, value: plain, stale } : { ...kv, value: plain };
   }
 
   /** A conflict carries the current value: the caller compares it as plain JSON. */

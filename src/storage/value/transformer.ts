@@ -10,8 +10,11 @@ import nacl from 'tweetnacl';
 export interface Transformer {
   /** The stored form of plain (the object's JSON) under key. */
   toStorage(plain: string, key: string): string;
-  /** The plain JSON of a stored value; throws when no provider can read it. */
-  fromStorage(stored: string, key: string): string;
+  /**
+   * The plain JSON of a stored value; stale when a provider other than the writing one read it (the
+   * value is rewritten by the next update, even an unchanged one). Throws when none can read it.
+   */
+  fromStorage(stored: string, key: string): { plain: string; stale: boolean };
 }
 
 /** One provider with one key: the prefix it writes and how it seals. */
@@ -103,11 +106,11 @@ export function prefixTransformers(providers: readonly PrefixTransformer[]): Tra
       return writer.prefix + writer.seal(Buffer.from(plain), key).toString('base64');
     },
     fromStorage(stored, key) {
-      for (const p of providers) {
+      for (const [i, p] of providers.entries()) {
         if (!stored.startsWith(p.prefix)) continue;
         // identity's empty prefix matches anything: it reads the text as it is (unless encrypted).
         const sealed = p.prefix === '' ? Buffer.from(stored) : Buffer.from(stored.slice(p.prefix.length), 'base64');
-        return p.open(sealed, key).toString();
+        return { plain: p.open(sealed, key).toString(), stale: i !== 0 };
       }
       throw new Error('no matching prefix found');
     },
