@@ -52,6 +52,18 @@ export interface AuditEvent {
   annotations?: Record<string, string>;
 }
 
+const fieldOrder: readonly (keyof AuditEvent)[] = [
+  'kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser', 'sourceIPs', 'userAgent', 'objectRef',
+  'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations',
+];
+
+/** The event with its fields in upstream's order (Go's encoder writes struct fields in declaration order). */
+export function inFieldOrder(event: AuditEvent): AuditEvent {
+  const ordered: Record<string, unknown> = {};
+  for (const k of fieldOrder) if (event[k] !== undefined) ordered[k] = event[k];
+  return ordered as unknown as AuditEvent;
+}
+
 /** Level a is at least level b (None < Metadata < Request < RequestResponse). */
 export function levelAtLeast(a: Level, b: Level): boolean {
   const order: Record<Level, number> = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 };

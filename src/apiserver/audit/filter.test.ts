@@ -105,6 +105,7 @@ test('RequestResponse: both stages with the request and response objects, object
   assert.equal(done.requestReceivedTimestamp, received.requestReceivedTimestamp);
   assert.deepEqual(done.objectRef, { resource: 'pods', namespace: 'default', name: 'web', apiGroup: '', apiVersion: 'v1' });
   assert.deepEqual(done.responseStatus, { metadata: {}, code: 201 });
+  assert.deepEqual(Object.keys(done), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations'], "upstream's field order");
   assert.deepEqual(done.requestObject, { ...pod, metadata: { name: 'web' } }, 'omitManagedFields strips them');
   assert.deepEqual((done.responseObject as { metadata: unknown }).metadata, { name: 'web', uid: 'u1', resourceVersion: '7' });
   assert.deepEqual(done.annotations, { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'test allows', 'example.com/admitted': 'yes' });

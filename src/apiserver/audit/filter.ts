@@ -16,7 +16,7 @@ import type { Filter, RequestContext } from '../chain.js';
 import { decodeObjectBody, parseJson, parseYaml, requestBodyOf } from '../http/body.js';
 import { isLongRunning } from '../http/filters.js';
 import { mediaType } from '../http/negotiation.js';
-import { levelAtLeast, type AuditEvent, type AuditUser, type ObjectReference, type ResponseStatus } from './event.js';
+import { inFieldOrder, levelAtLeast, type AuditEvent, type AuditUser, type ObjectReference, type ResponseStatus } from './event.js';
 import type { AuditBackend } from './log.js';
 import type { Policy, RequestAuditConfig, Stage } from './policy.js';
 
@@ -59,7 +59,7 @@ export function auditFilter({ policy, backend, clock }: AuditDependencies): Filt
       ...(annotations.size > 0 ? { annotations: Object.fromEntries(annotations) } : {}),
     });
     const emit = (event: AuditEvent) => {
-      if (!config.omitStages.has(event.stage)) backend.write(event);
+      if (!config.omitStages.has(event.stage)) backend.write(inFieldOrder(event));
     };
     emit(base('RequestReceived'));
     const capture = config.level === 'RequestResponse' && !isLongRunning(ctx.info) ? captureResponse(ctx.res) : undefined;
