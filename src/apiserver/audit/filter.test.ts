@@ -149,4 +149,6 @@ test('a long-running request gets ResponseStarted; a client Audit-ID is kept', a
   assert.deepEqual(events[1]!.responseStatus, { metadata: {}, code: 200 });
   assert.equal(events[2]!.responseObject, undefined, 'a watch stream is not recorded');
   assert.ok(events.every((e) => e.auditID === 'my-id' && e.verb === 'watch'));
+  const odd = await call('GET', '/api/v1/namespaces/default/pods?watch=true', undefined, { 'audit-id': 'x'.repeat(300) });
+  assert.match(odd.auditID!, /^[0-9a-f-]{36}$/, 'an unusable one is replaced');
 });

@@ -26,8 +26,8 @@ export interface AuditDependencies {
   clock: Clock;
 }
 
-/** The longest client-sent Audit-ID kept (upstream refuses none; this bounds a hostile one). */
-const maxAuditIDLength = 256;
+/** A client-sent Audit-ID is kept when it is printable ASCII and short (it is echoed in a header and logged). */
+const usableAuditID = /^[\x21-\x7e]{1,256}$/;
 
 export function auditFilter({ policy, backend, clock }: AuditDependencies): Filter {
   return async (ctx, next) => {
@@ -36,7 +36,7 @@ export function auditFilter({ policy, backend, clock }: AuditDependencies): Filt
     if (config.level === 'None') return next(ctx);
     const received = clock.now();
     const sent = ctx.req.headers['audit-id'];
-    const auditID = typeof sent === 'string' && sent !== '' && sent.length <= maxAuditIDLength ? sent : randomUUID();
+    const auditID = typeof sent === 'string' && usableAuditID.test(sent) ? sent : randomUUID();
     ctx.res.setHeader('Audit-ID', auditID);
     const annotations = new Map<string, string>();
     // Upstream keeps the first value of a key.
