@@ -9,6 +9,7 @@ import type { UserInfo } from './authn/user.js';
 import { checkAuthorized, type Authorizer } from './authz/authorizer.js';
 import type { RequestInfo } from './http/requestinfo.js';
 import { asksImpersonation, impersonationOf } from './authn/impersonation.js';
+import { auditFilter, type AuditDependencies } from './audit/filter.js';
 import { InflightLimiter, isLongRunning, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
 
 /** One request on its way through the chain; filters fill in what they establish. */
@@ -26,7 +27,15 @@ export interface RequestContext {
   readonly loopback: boolean;
   /** Who is asking: set by the authentication filter. */
   user?: UserInfo;
+  /**
+   * Adds an annotation to the request's audit events (authorization's decision, admission plugins'
+   * findings); the first value of a key stays. A no-op unless the audit policy records the request.
+   */
+  annotate: (key: string, value: string) => void;
 }
+
+/** RequestContext.annotate until the audit filter takes the request. */
+export const ignoreAnnotation = (): void => undefined;
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Handler) => Promise<void>;
@@ -54,16 +63,16 @@ export interface FilterDependencies {
   clock: Clock;
   /** A handler that failed after its request had timed out: its client has its 504 already. */
   onLateError(req: IncomingMessage, err: unknown): void;
+  /** --audit-policy-file with a backend: absent, requests are not audited at all. */
+  audit?: AuditDependencies;
 }
 
-/**
- * kite's filters in upstream's order (outermost first). Audit would follow authentication, before
- * impersonation, as upstream places it.
- */
+/** kite's filters in upstream's order (outermost first); audit follows authentication, before impersonation. */
 export function defaultFilters(deps: FilterDependencies): NamedFilter[] {
   return [
     { name: 'timeout', filter: timeoutFilter(deps) },
     { name: 'authentication', filter: authenticationFilter },
+    ...(deps.audit ? [{ name: 'audit', filter: auditFilter(deps.audit) }] : []),
     { name: 'impersonation', filter: impersonationFilter(deps.authorizer) },
     { name: 'priority', filter: priorityFilter(deps.inflight) },
     { name: 'authorization', filter: authorizationFilter(deps.authorizer) },
@@ -133,7 +142,7 @@ function authorizationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
     const { info } = ctx;
     const user = ctx.user!;
-    await checkAuthorized(authorizer, { user, ...info, fieldSelector: ctx.url.searchParams.get('fieldSelector') ?? undefined });
+    await checkAuthorized(authorizer, { user, ...info, fieldSelector: ctx.url.searchParams.get('fieldSelector') ?? undefined }, ctx.annotate);
     // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
     if (ctx.upgrade && info.verb === 'get' && info.resource === 'pods' && streamingSubresources.has(info.subresource)) {
       await checkAuthorized(authorizer, { user, ...info, verb: 'create' });

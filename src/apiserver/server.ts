@@ -44,6 +44,7 @@ import { reviewGroupVersions } from './reviews/api.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
+import { loadEncryptionConfiguration } from './encryptionconfig/config.js';
 import type { PortRange } from './registry/service/portallocator.js';
 import { ServiceAllocationRepair } from './registry/service/repair.js';
 import { Periodic } from '../util/periodic.js';
@@ -52,7 +53,9 @@ import { toStatusError, writeError } from './http/respond.js';
 import { StatusError } from '../api/errors.js';
 import { ApiMetrics } from './metrics.js';
 import { defaultRequestLimits, InflightLimiter, readHeaderTimeoutMs, type RequestLimits } from './http/filters.js';
-import { buildHandlerChain, defaultFilters, type Handler } from './chain.js';
+import { buildHandlerChain, defaultFilters, ignoreAnnotation, type Handler } from './chain.js';
+import { loadPolicy } from './audit/policy.js';
+import { LogBackend, type AuditBackend, type LogBackendOptions } from './audit/log.js';
 import { Router, storageGroupVersions } from './router.js';
 import { APISERVER_KUBELET_CLIENT, bootstrapObjects, ensureClusterServices, ensureJoinToken, kubernetesServiceIP } from './bootstrap.js';
 import { isIP } from 'node:net';
@@ -111,6 +114,13 @@ export interface ApiServerOptions {
   serviceAccountIssuer?: string;
   /** --service-account-max-token-expiration in seconds (default: no cap). */
   serviceAccountMaxTokenExpirationSeconds?: number;
+  /**
+   * --audit-policy-file and the log backend's --audit-log-* flags: requests are audited when both the
+   * policy and a log path are given (upstream records nothing without either).
+   */
+  audit?: { policyFile?: string; log?: Omit<LogBackendOptions, 'clock' | 'logger'> };
+  /** --encryption-provider-config: an EncryptionConfiguration file (resources stored encrypted). */
+  encryptionProviderConfig?: string;
   clock?: Clock;
   logger: Logger;
 }
@@ -163,6 +173,7 @@ export class ApiServer implements Service {
   private advertised?: Server;
   private advertiseAbort = new AbortController();
   private endpointReconciler?: LeaseEndpointReconciler;
+  private auditBackend?: AuditBackend;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -187,6 +198,9 @@ export class ApiServer implements Service {
     // The names in-cluster clients use: the advertise address, the Service's IP and DNS names.
     const serviceSans = [kubernetesServiceIP({ serviceClusterIPRange: this.opts.serviceClusterIPRange }), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
     this.pki = await ensurePki(this.opts.pkiDir ?? join(dataDir, 'pki'), { extraSans: [host, ...(advertise ? [advertise] : []), ...serviceSans], clock: this.clock });
+    // Read before the store opens: a bad file stops the start with its one line.
+    const auditPolicy = this.opts.audit?.policyFile ? await loadPolicy(this.opts.audit.policyFile) : undefined;
+    const transformerFor = this.opts.encryptionProviderConfig ? await loadEncryptionConfiguration(this.opts.encryptionProviderConfig) : undefined;
     this.store = await openStore(this.opts.storage, dataDir);
     this.registries = new Registries({
       store: this.store,
@@ -195,6 +209,7 @@ export class ApiServer implements Service {
       synchronousWatch: this.store.synchronousWatch,
       nodePortRange: this.opts.serviceNodePortRange,
       escalation: () => this.escalation,
+      transformerFor,
     });
     await this.registries.start();
     this.compactor = new Compactor(this.store, this.clock, { onError: (err) => logger.warn({ err }, 'compaction failed') });
@@ -262,8 +277,11 @@ export class ApiServer implements Service {
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
     const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
     for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
+    if (auditPolicy && this.opts.audit?.log) this.auditBackend = new LogBackend({ ...this.opts.audit.log, clock: this.clock, logger });
+    else if (auditPolicy || this.opts.audit?.log) logger.info('audit needs both --audit-policy-file and --audit-log-path: no events will be recorded');
+    const audit = this.auditBackend && auditPolicy && { policy: auditPolicy, backend: this.auditBackend, clock: this.clock };
     this.chain = buildHandlerChain(
-      defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err) }),
+      defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err), audit }),
       router.handle,
     );
 
@@ -454,6 +472,7 @@ export class ApiServer implements Service {
       await closeServer(this.server);
     }
     await this.store?.close();
+    this.auditBackend?.close();
   }
 
   /** An upgrade goes through the same pipeline; only the streaming subresources take the connection over. */
@@ -474,7 +493,7 @@ export class ApiServer implements Service {
       const url = new URL('https://kite/');
       url.search = target.query.toString();
       info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
-      await this.chain({ req, res, url, info, upgrade, authenticator, loopback: authenticator !== this.authenticator });
+      await this.chain({ req, res, url, info, upgrade, authenticator, loopback: authenticator !== this.authenticator, annotate: ignoreAnnotation });
     } catch (err) {
       this.guarded(req, () => {
         const status = toStatusError(err, (e) => this.opts.logger.error({ err: e, url: req.url, method: req.method }, 'request failed'));

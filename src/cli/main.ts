@@ -4,11 +4,12 @@ import { serverCommand, serverUsage } from './server.js';
 import { agentCommand, imagesCli, nodeUsage, resetCommand, upCommand } from './node.js';
 import { simCommand, simUsage } from '../sim/sim.js';
 import { failureText } from './report.js';
+import { kubeconfigCommand, kubeconfigUsage } from './kubeconfig.js';
 
 const usage = `Usage: kite <command> [flags]
 
 Commands:
-${serverUsage}${nodeUsage}${simUsage}`;
+${serverUsage}${nodeUsage}${kubeconfigUsage}${simUsage}`;
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
       return resetCommand(rest);
     case 'images':
       return imagesCli(rest);
+    case 'kubeconfig':
+      return kubeconfigCommand(rest);
     case 'sim':
       return simCommand(rest);
     case undefined:

@@ -25,7 +25,7 @@ export async function guaranteedUpdate(store: Store, key: string, tryUpdate: Try
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     if (!current && !opts.ignoreNotFound) throw new StorageError('NotFound', key);
     const next = await tryUpdate(current);
-    if (current && next === current.value) {
+    if (current && next === current.value && !current.stale) {
       if (fresh) return current;
       // "No change" judged against a stale copy proves nothing: judge again against storage.
       current = await store.get(key);

@@ -9,6 +9,8 @@ export interface KeyValue {
   createRevision: number;
   /** Revision of the last write to this key: the object's resourceVersion. */
   modRevision: number;
+  /** Encrypted with a key that no longer writes (storage/value): an update writes it even when unchanged. */
+  stale?: boolean;
 }
 
 export interface ListOptions {

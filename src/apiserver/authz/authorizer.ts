@@ -58,13 +58,18 @@ export class UnionAuthorizer implements Authorizer {
   }
 }
 
-/** The authorization filter: resolves when allowed, throws 403 Forbidden when not, 500 when the authorizer failed. */
-export async function checkAuthorized(authorizer: Authorizer, attrs: AuthorizationAttributes): Promise<void> {
+/**
+ * The authorization filter: resolves when allowed, throws 403 Forbidden when not, 500 when the
+ * authorizer failed. annotate gets upstream's audit annotations of the decision and its reason.
+ */
+export async function checkAuthorized(authorizer: Authorizer, attrs: AuthorizationAttributes, annotate?: (key: string, value: string) => void): Promise<void> {
   let result: AuthorizationResult;
   try {
     result = await authorizer.authorize(attrs);
   } catch (err) {
     throw isStatusError(err) ? err : internalError(err instanceof Error ? err.message : String(err));
   }
+  annotate?.('authorization.k8s.io/decision', result.decision === 'allow' ? 'allow' : 'forbid');
+  annotate?.('authorization.k8s.io/reason', result.reason ?? '');
   if (result.decision !== 'allow') throw forbiddenError(attrs, result.reason);
 }

@@ -26,6 +26,8 @@ export interface ResourceRequest {
   clock: Clock;
   /** The connection of an upgrade request (exec, attach, portforward). */
   upgrade?: UpgradeRequest;
+  /** Adds an audit annotation to the request's events (RequestContext.annotate). */
+  annotate: (key: string, value: string) => void;
 }
 
 export function query(r: Pick<ResourceRequest, 'url'>, name: string): string | undefined {

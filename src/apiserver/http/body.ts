@@ -9,6 +9,14 @@ import { maxNestingDepth, nestingDepth, recordDuplicateFields, scanJson } from '
 /** Upstream's default --max-request-body-bytes. */
 export const maxBodyBytes = 3 * 1024 * 1024;
 
+/** The bodies handlers read, for the audit log's requestObject (kept as long as the request is). */
+const readBodies = new WeakMap<IncomingMessage, Buffer>();
+
+/** The body a handler read from req, if one did. */
+export function requestBodyOf(req: IncomingMessage): Buffer | undefined {
+  return readBodies.get(req);
+}
+
 export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -29,7 +37,12 @@ export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Bu
       }
       chunks.push(c);
     });
-    req.on('end', () => failed || resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      if (failed) return;
+      const body = Buffer.concat(chunks);
+      readBodies.set(req, body);
+      resolve(body);
+    });
     req.on('error', (err) => failed || reject(err));
   });
 }

@@ -1,6 +1,8 @@
 // All served resources' registries, with one watch cache per storage prefix (shared by the
 // core and events.k8s.io views of events).
 import type { Store } from '../../storage/store.js';
+import { TransformingStore } from '../../storage/value/store.js';
+import type { Transformer } from '../../storage/value/transformer.js';
 import type { Clock } from '../../util/clock.js';
 import { resources, type ResourceInfo } from '../../api/resources.js';
 import type { KubeObject, StoredObject } from '../../api/meta.js';
@@ -43,6 +45,8 @@ export interface RegistriesOptions {
   nodePortRange?: PortRange;
   /** What RBAC writes are checked against for escalation (read at each write: the authorizer comes later). */
   escalation?: () => EscalationDeps | undefined;
+  /** `--encryption-provider-config`: the transformer of the resources stored encrypted. */
+  transformerFor?: (group: string, resource: string) => Transformer | undefined;
 }
 
 /** The API server's own identity for the writes it makes itself. */
@@ -123,13 +127,21 @@ export class Registries {
       plainStrategy('scheduling.k8s.io', 'priorityclasses'),
       certificateSigningRequestStrategy(),
     ];
+    // One store view per prefix: the views of a shared prefix (events) take the first one's transformer.
+    const stores = new Map<string, Store>();
     for (const strategy of strategies) {
+      let store = stores.get(strategy.storagePrefix);
+      if (!store) {
+        const transformer = opts.transformerFor?.(strategy.info.group, strategy.info.resource);
+        store = transformer ? new TransformingStore(opts.store, transformer) : opts.store;
+        stores.set(strategy.storagePrefix, store);
+      }
       let cache = this.caches.get(strategy.storagePrefix);
       if (!cache) {
-        cache = new WatchCache({ store: opts.store, prefix: strategy.storagePrefix, decode: decodeStored, clock: opts.clock });
+        cache = new WatchCache({ store, prefix: strategy.storagePrefix, decode: decodeStored, clock: opts.clock });
         this.caches.set(strategy.storagePrefix, cache);
       }
-      const registry = new Registry({ store: opts.store, cache, strategy, clock: opts.clock, admitter: opts.admitter, synchronousWatch: opts.synchronousWatch });
+      const registry = new Registry({ store, cache, strategy, clock: opts.clock, admitter: opts.admitter, synchronousWatch: opts.synchronousWatch });
       this.byResource.set(keyOf(strategy.info), registry);
     }
     for (const r of resources) if (!this.byResource.has(keyOf(r))) throw new Error(`no registry for ${keyOf(r)}`);

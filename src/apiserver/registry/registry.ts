@@ -498,7 +498,8 @@ export class Registry {
       await this.deps.admitter.validate('UPDATE', admit);
       opts.track?.(obj, current);
       obj.metadata.resourceVersion = current.metadata.resourceVersion;
-      if (stableEqual(obj, current)) return { object: current, created: false };
+      // A value under an old encryption key is rewritten under the new one (kubectl replace rotates keys).
+      if (stableEqual(obj, current) && !kv!.stale) return { object: current, created: false };
       const allocation = this.shouldDeleteAfterUpdate(obj) ? undefined : await this.strategy.allocate?.(obj, current, opts.dryRun);
       if (opts.dryRun) return { object: obj, created: false };
       try {

@@ -19,6 +19,7 @@ import { toStatusError, writeError } from '../http/respond.js';
 import { Registries } from '../registry/registries.js';
 import { storageGroupVersions, type APIGroupVersion } from '../router.js';
 import type { TokenIssuer } from '../handlers/tokenrequest.js';
+import { ignoreAnnotation } from '../chain.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -118,7 +119,7 @@ export class FakeApi {
   private route(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, user: UserInfo): Promise<void> {
     const gv = info.isResourceRequest ? this.groupVersions.get(`${info.apiGroup}/${info.apiVersion}`) : undefined;
     if (!gv) throw notFoundPath();
-    return gv.serve({ req, res, url, info }, user);
+    return gv.serve({ req, res, url, info, annotate: ignoreAnnotation }, user);
   }
 }
 
