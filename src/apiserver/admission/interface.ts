@@ -20,6 +20,12 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject;
   user: UserInfo;
   dryRun: boolean;
+  /**
+   * Adds a warning to the response (an HTTP `Warning: 299 - "..."` header, as upstream's
+   * warning.AddWarning): what PodSecurity's warn mode and webhooks' warnings use. Absent for
+   * writes no client sees (the server's own).
+   */
+  addWarning?: (text: string) => void;
 }
 
 export interface AdmissionPlugin {

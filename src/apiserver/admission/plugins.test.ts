@@ -5,18 +5,18 @@ import { allOrderedPlugins, enabledPluginNames, newAdmissionPlugins } from './pl
 
 describe('admission plugin registry', () => {
   void it('runs the default-on plugins kite has in upstream order', () => {
-    assert.deepEqual(enabledPluginNames(), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames(), ['NamespaceLifecycle', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds']);
     const idx = (n: string) => allOrderedPlugins.indexOf(n);
     assert.ok(idx('NamespaceLifecycle') < idx('Priority') && idx('Priority') < idx('DefaultTolerationSeconds'));
   });
 
   void it('disables by name, and enable wins over disable', () => {
-    assert.deepEqual(enabledPluginNames({ disable: ['Priority'] }), ['NamespaceLifecycle', 'DefaultTolerationSeconds']);
-    assert.deepEqual(enabledPluginNames({ disable: ['Priority'], enable: ['Priority'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ disable: ['Priority'] }), ['NamespaceLifecycle', 'PodSecurity', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ disable: ['Priority'], enable: ['Priority'] }), ['NamespaceLifecycle', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds']);
     // Order comes from the registry, not from the flag.
-    assert.deepEqual(enabledPluginNames({ enable: ['DefaultTolerationSeconds', 'NamespaceLifecycle'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ enable: ['DefaultTolerationSeconds', 'NamespaceLifecycle'] }), ['NamespaceLifecycle', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds']);
     // Upstream plugins kite lacks may be disabled (kubeadm-style flags keep working).
-    assert.deepEqual(enabledPluginNames({ disable: ['ServiceAccount'] }), ['NamespaceLifecycle', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(enabledPluginNames({ disable: ['ServiceAccount'] }), ['NamespaceLifecycle', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds']);
   });
 
   void it('refuses unknown names and plugins kite does not implement', () => {
@@ -28,6 +28,6 @@ describe('admission plugin registry', () => {
   void it('builds each enabled plugin under its upstream name', () => {
     const lookups = { get: async () => undefined, list: async () => [] };
     const plugins = newAdmissionPlugins({ lookups, clock: new FakeClock() }, { disable: ['NamespaceLifecycle'] });
-    assert.deepEqual(plugins.map((p) => p.name), ['Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(plugins.map((p) => p.name), ['PodSecurity', 'Priority', 'DefaultTolerationSeconds']);
   });
 });

@@ -9,6 +9,7 @@ import type { AdmissionLookups } from './interface.js';
 import { NamespaceLifecycle, pluginName as namespaceLifecycle } from './plugins/namespacelifecycle.js';
 import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from './plugins/defaulttolerationseconds.js';
 import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
+import { PodSecurity, pluginName as podSecurity } from './plugins/podsecurity/podsecurity.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -89,6 +90,7 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [namespaceLifecycle, ({ lookups, clock }) => new NamespaceLifecycle({ lookups, clock })],
   [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
+  [podSecurity, ({ lookups }) => new PodSecurity({ lookups })],
 ]);
 
 export interface AdmissionPluginFlags {

@@ -8,7 +8,7 @@ import { toTable, type IncludeObject } from '../printers/table.js';
 import { badRequest, hasStatusCode, invalid as invalidObject, notFound } from '../../api/errors.js';
 import { invalid, notSupported, Path, type FieldError } from '../../api/field.js';
 import { checkTypeMeta, decodeObjectBody, readBody } from '../http/body.js';
-import { writeJson, writeObject } from '../http/respond.js';
+import { addResponseWarning, writeJson, writeObject } from '../http/respond.js';
 import type { DeleteOptions, WriteOptions } from '../registry/registry.js';
 import { optionalBoolQuery, dryRunOf, intQuery, objectJson, query, withTypeMeta, type ResourceRequest } from './context.js';
 import { selectionFor } from './selectors.js';
@@ -50,7 +50,12 @@ function partial(obj: StoredObject): unknown {
 
 export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string): WriteOptions {
   const manager = fieldManagerFor(r);
-  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource) };
+  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warn: responseWarner(r) };
+}
+
+/** Admission's warnings as the response's Warning headers. */
+export function responseWarner(r: ResourceRequest): (text: string) => void {
+  return (text) => addResponseWarning(r.res, text);
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
@@ -184,7 +189,7 @@ function validateDeleteOptions(opts: DeleteOptions): void {
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const options = await deleteOptionsOf(r);
   const dryRun = dryRunOf(options.dryRun ?? []);
-  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '' });
+  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '', warn: responseWarner(r) });
   if (deleted && !r.registry.strategy.returnDeletedObject) {
     writeObject(r.res, 200, {
       kind: 'Status',
@@ -207,7 +212,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const deleted: StoredObject[] = [];
   for (const item of items) {
     try {
-      const out = await r.registry.delete(item.metadata.namespace ?? '', item.metadata.name!, options, { dryRun, user: r.user, subresource: '' });
+      const out = await r.registry.delete(item.metadata.namespace ?? '', item.metadata.name!, options, { dryRun, user: r.user, subresource: '', warn: responseWarner(r) });
       deleted.push(withTypeMeta(r.resource, out.object));
     } catch (err) {
       // Gone meanwhile: that is what was asked.

@@ -16,7 +16,7 @@ import { applyStrategicMergePatch } from '../../api/patch/strategic.js';
 import { applyPatch, validatePatchOptions } from '../../api/patch/apply.js';
 import { goFormat, type JsonObject } from '../../api/patch/json.js';
 import { dryRunOf, optionalBoolQuery, query, type ResourceRequest } from './context.js';
-import { fieldValidationOf, prepareInput, writeOptions, writeServed } from './crud.js';
+import { fieldValidationOf, prepareInput, responseWarner, writeOptions, writeServed } from './crud.js';
 import { resetFieldsFor } from './managed.js';
 import { rfc3339 } from '../../api/time.js';
 
@@ -89,7 +89,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
         }
         return obj;
       },
-      { dryRun, user: r.user, subresource, allowCreate: subresource === '' },
+      { dryRun, user: r.user, subresource, allowCreate: subresource === '', warn: responseWarner(r) },
     );
     writeServed(r, result.created ? 201 : 200, result.object, warnings);
     return;

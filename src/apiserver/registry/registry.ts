@@ -43,6 +43,8 @@ export interface WriteOptions {
   track?: (obj: KubeObject, old: StoredObject | undefined) => void;
   /** An update of a missing object creates it (server-side apply), whatever the strategy says. */
   allowCreate?: boolean;
+  /** Where admission's warnings go: the response's Warning headers. */
+  warn?: (text: string) => void;
 }
 
 export interface DeleteOptions {
@@ -401,7 +403,7 @@ export class Registry {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
     this.strategy.prepareForCreate(obj, { now, user: opts.user });
-    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun };
+    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, addWarning: opts.warn };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
     await this.deps.admitter.validate('CREATE', admit);
@@ -487,7 +489,7 @@ export class Registry {
         ]);
       }
       const obj = this.prepareUpdate(proposed, current, opts);
-      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun };
+      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun, addWarning: opts.warn };
       await this.deps.admitter.mutate('UPDATE', admit);
       const errs = opts.subresource ? this.strategy.validateSubresourceUpdate(opts.subresource, obj, current) : this.strategy.validateUpdate(obj, current);
       this.assertValid(obj, errs);
@@ -594,7 +596,7 @@ export class Registry {
         );
       }
       if (attempt === 0) {
-        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun };
+        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, addWarning: opts.warn };
         await this.deps.admitter.mutate('DELETE', admit);
         await this.deps.admitter.validate('DELETE', admit);
       }
