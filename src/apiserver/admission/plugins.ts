@@ -10,6 +10,9 @@ import { NamespaceLifecycle, pluginName as namespaceLifecycle } from './plugins/
 import { DefaultTolerationSeconds, pluginName as defaultTolerationSeconds } from './plugins/defaulttolerationseconds.js';
 import { PriorityAdmission, pluginName as priority } from './plugins/priority.js';
 import { PodSecurity, pluginName as podSecurity } from './plugins/podsecurity/podsecurity.js';
+import { LimitRanger, pluginName as limitRanger } from './plugins/limitranger.js';
+import { RuntimeClassAdmission, pluginName as runtimeClass } from './plugins/runtimeclass.js';
+import { TaintNodesByCondition, pluginName as taintNodesByCondition } from './plugins/taintnodesbycondition.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -91,6 +94,9 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [defaultTolerationSeconds, () => new DefaultTolerationSeconds()],
   [priority, ({ lookups }) => new PriorityAdmission({ lookups })],
   [podSecurity, ({ lookups }) => new PodSecurity({ lookups })],
+  [limitRanger, ({ lookups }) => new LimitRanger({ lookups })],
+  [runtimeClass, ({ lookups }) => new RuntimeClassAdmission({ lookups })],
+  [taintNodesByCondition, () => new TaintNodesByCondition()],
 ]);
 
 export interface AdmissionPluginFlags {
