@@ -59,4 +59,47 @@ describe('built-in admission plugins', () => {
     assert.equal(r.stdout.trim(), 'namespace/warned labeled');
     assert.equal(r.stderr.trim(), 'Warning: existing pods in namespace "warned" violate the new PodSecurity enforce level "baseline:latest"\nWarning: p: privileged');
   });
+
+  void it('LimitRanger defaults a container\'s requests and limits', () => {
+    kubectlOk(server, ['create', 'namespace', 'limited']);
+    kubectlOk(server, ['apply', '-f', '-'], `apiVersion: v1
+kind: LimitRange
+metadata:
+  name: defaults
+  namespace: limited
+spec:
+  limits:
+  - type: Container
+    default:
+      cpu: 500m
+    defaultRequest:
+      cpu: 100m
+      memory: 64Mi
+`);
+    kubectlOk(server, ['run', 'p', '-n', 'limited', '--image=busybox:1.35']);
+    assert.equal(kubectlOk(server, ['get', 'pod', 'p', '-n', 'limited', '-o', 'jsonpath={.spec.containers[0].resources.requests}']), '{"cpu":"100m","memory":"64Mi"}');
+    assert.equal(kubectlOk(server, ['get', 'pod', 'p', '-n', 'limited', '-o', 'jsonpath={.spec.containers[0].resources.limits}']), '{"cpu":"500m"}');
+    assert.equal(
+      kubectlOk(server, ['get', 'pod', 'p', '-n', 'limited', '-o', 'jsonpath={.metadata.annotations.kubernetes\\.io/limit-ranger}']),
+      'LimitRanger plugin set: cpu, memory request for container p; cpu limit for container p',
+    );
+  });
+
+  void it('RuntimeClass sets the pod overhead and refuses an unknown class', () => {
+    kubectlOk(server, ['apply', '-f', '-'], `apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: sandboxed
+handler: runc
+overhead:
+  podFixed:
+    cpu: 250m
+    memory: 120Mi
+`);
+    kubectlOk(server, ['run', 'sandboxed', '--image=busybox:1.35', '--overrides', '{"spec":{"runtimeClassName":"sandboxed"}}']);
+    assert.equal(kubectlOk(server, ['get', 'pod', 'sandboxed', '-o', 'jsonpath={.spec.overhead}']), '{"cpu":"250m","memory":"120Mi"}');
+    const r = kubectl(server, ['run', 'nope', '--image=busybox:1.35', '--overrides', '{"spec":{"runtimeClassName":"missing"}}']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim(), 'Error from server (Forbidden): pods "nope" is forbidden: pod rejected: RuntimeClass "missing" not found');
+  });
 });

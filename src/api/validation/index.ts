@@ -60,6 +60,17 @@ import {
 } from './servicecidr.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
+import {
+  validateIngress,
+  validateIngressClass,
+  validateIngressClassUpdate,
+  validateIngressUpdate,
+  validateLimitRange,
+  validateLimitRangeUpdate,
+  validateRuntimeClass,
+  validateRuntimeClassUpdate,
+} from './admissionkinds.js';
+
 export { validateNamespaceFinalizeUpdate } from './core.js';
 export { systemPriorityClasses, HIGHEST_USER_DEFINABLE_PRIORITY, SYSTEM_CRITICAL_PRIORITY } from './other.js';
 
@@ -113,6 +124,10 @@ const kinds: Record<string, KindValidation> = {
   'networking.k8s.io/ServiceCIDR': { create: validateServiceCIDR, update: validateServiceCIDRUpdate, status: validateServiceCIDRStatusUpdate },
   'networking.k8s.io/IPAddress': { create: validateIPAddress, update: validateIPAddressUpdate },
   'scheduling.k8s.io/PriorityClass': { create: validatePriorityClass, update: validatePriorityClassUpdate },
+  '/LimitRange': { create: validateLimitRange, update: validateLimitRangeUpdate },
+  'node.k8s.io/RuntimeClass': { create: validateRuntimeClass, update: validateRuntimeClassUpdate },
+  'networking.k8s.io/IngressClass': { create: validateIngressClass, update: validateIngressClassUpdate },
+  'networking.k8s.io/Ingress': { create: validateIngress, update: validateIngressUpdate, status: metaUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,
