@@ -13,6 +13,7 @@ import { PodSecurity, pluginName as podSecurity } from './plugins/podsecurity/po
 import { LimitRanger, pluginName as limitRanger } from './plugins/limitranger.js';
 import { RuntimeClassAdmission, pluginName as runtimeClass } from './plugins/runtimeclass.js';
 import { TaintNodesByCondition, pluginName as taintNodesByCondition } from './plugins/taintnodesbycondition.js';
+import { DefaultIngressClass, pluginName as defaultIngressClass } from './plugins/defaultingressclass.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -97,6 +98,7 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [limitRanger, ({ lookups }) => new LimitRanger({ lookups })],
   [runtimeClass, ({ lookups }) => new RuntimeClassAdmission({ lookups })],
   [taintNodesByCondition, () => new TaintNodesByCondition()],
+  [defaultIngressClass, ({ lookups }) => new DefaultIngressClass({ lookups })],
 ]);
 
 export interface AdmissionPluginFlags {
