@@ -14,6 +14,10 @@ import { LimitRanger, pluginName as limitRanger } from './plugins/limitranger.js
 import { RuntimeClassAdmission, pluginName as runtimeClass } from './plugins/runtimeclass.js';
 import { TaintNodesByCondition, pluginName as taintNodesByCondition } from './plugins/taintnodesbycondition.js';
 import { DefaultIngressClass, pluginName as defaultIngressClass } from './plugins/defaultingressclass.js';
+import { CertificateApproval, pluginName as certificateApproval } from './plugins/certificateapproval.js';
+import { CertificateSigning, pluginName as certificateSigning } from './plugins/certificatesigning.js';
+import { CertificateSubjectRestriction, pluginName as certificateSubjectRestriction } from './plugins/certificatesubjectrestriction.js';
+import type { Authorize } from './plugins/certificatesigners.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -81,10 +85,11 @@ const defaultOnPlugins: ReadonlySet<string> = new Set([
   'ValidatingAdmissionPolicy',
 ]);
 
-/** What a plugin may be built from: the shared lookups and the server's clock. */
+/** What a plugin may be built from: the shared lookups, the server's clock and its authorizer. */
 export interface PluginDependencies {
   lookups: AdmissionLookups;
   clock: Clock;
+  authorize: Authorize;
 }
 
 type PluginFactory = (deps: PluginDependencies) => AnyAdmissionPlugin;
@@ -99,6 +104,9 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [runtimeClass, ({ lookups }) => new RuntimeClassAdmission({ lookups })],
   [taintNodesByCondition, () => new TaintNodesByCondition()],
   [defaultIngressClass, ({ lookups }) => new DefaultIngressClass({ lookups })],
+  [certificateApproval, ({ authorize }) => new CertificateApproval(authorize)],
+  [certificateSigning, ({ authorize }) => new CertificateSigning(authorize)],
+  [certificateSubjectRestriction, () => new CertificateSubjectRestriction()],
 ]);
 
 export interface AdmissionPluginFlags {
@@ -133,14 +141,14 @@ export function newAdmissionPlugins(deps: PluginDependencies, flags?: AdmissionP
 /**
  * What the registries call on every write: the enabled plugins in order, looking objects up in the
  * registries' caches (with a live read on a miss). `registries` is asked lazily: they are built
- * with this admitter.
+ * with this admitter; `authorize` is the server's authorizer (asked per call, as it is built later).
  */
-export function newAdmitter(registries: () => Registries, clock: Clock, flags?: AdmissionPluginFlags): Admitter {
+export function newAdmitter(registries: () => Registries, clock: Clock, authorize: Authorize, flags?: AdmissionPluginFlags): Admitter {
   const lookups: AdmissionLookups = {
     get: (resource, namespace, name) => registries().lookup(resource, namespace, name),
     list: async (resource) => registries().cachedList(resource),
   };
-  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock }, flags));
+  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock, authorize }, flags));
   return {
     mutate: (operation, a) => chain.admit({ operation, ...a }),
     validate: (operation, a) => chain.validate({ operation, ...a }),

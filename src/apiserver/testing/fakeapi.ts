@@ -60,7 +60,7 @@ export class FakeApi {
     const clock = opts.clock ?? realClock;
     const store = new SqliteStore(':memory:');
     // The API server's default admission plugins, as it builds them.
-    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock), synchronousWatch: store.synchronousWatch });
+    const registries: Registries = new Registries({ store, clock, admitter: newAdmitter(() => registries, clock, async () => ({ decision: 'allow' })), synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
     return new FakeApi(store, registries, clock);
