@@ -205,7 +205,7 @@ export class ApiServer implements Service {
     this.registries = new Registries({
       store: this.store,
       clock: this.clock,
-      admitter: newAdmitter(() => this.registries, this.clock, this.opts.admission),
+      admitter: newAdmitter(() => this.registries, this.clock, (attrs) => this.authorizer.authorize(attrs), this.opts.admission),
       synchronousWatch: this.store.synchronousWatch,
       nodePortRange: this.opts.serviceNodePortRange,
       escalation: () => this.escalation,

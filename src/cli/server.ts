@@ -38,7 +38,13 @@ export const serverUsage = `  server   Run the API server.
            --request-timeout DURATION  longest a request other than a watch, log or exec may take, default 1m0s
            --max-requests-inflight N   concurrent non-mutating requests before 429 (0: no limit), default 400
            --max-mutating-requests-inflight N  concurrent mutating requests before 429 (0: no limit), default 200
-           --enable-admission-plugins LIST   admission plugins to run besides the default ones (NamespaceLifecycle, ServiceAccount, Priority, DefaultTolerationSeconds)
+           --enable-admission-plugins LIST   admission plugins to run besides the default ones (upstream's default-on
+                                       set that kite has: NamespaceLifecycle, LimitRanger, ServiceAccount,
+                                       NodeRestriction, TaintNodesByCondition, PodSecurity, Priority,
+                                       DefaultTolerationSeconds, RuntimeClass, CertificateApproval,
+                                       CertificateSigning, CertificateSubjectRestriction, DefaultIngressClass,
+                                       MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+                                       ValidatingAdmissionWebhook, ResourceQuota)
            --disable-admission-plugins LIST  default admission plugins to turn off
            --service-cluster-ip-range CIDR[,CIDR]  the default ServiceCIDR, made at first start (default 10.96.0.0/12)
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)

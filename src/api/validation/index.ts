@@ -72,6 +72,17 @@ import {
 } from './admissionregistration.js';
 import { validateCertificateSigningRequestCreate, validateCertificateSigningRequestStatusUpdate, validateCertificateSigningRequestUpdate } from './certificates.js';
 
+import {
+  validateIngress,
+  validateIngressClass,
+  validateIngressClassUpdate,
+  validateIngressUpdate,
+  validateLimitRange,
+  validateLimitRangeUpdate,
+  validateRuntimeClass,
+  validateRuntimeClassUpdate,
+} from './admissionkinds.js';
+
 export { validateNamespaceFinalizeUpdate } from './core.js';
 export { systemPriorityClasses, HIGHEST_USER_DEFINABLE_PRIORITY, SYSTEM_CRITICAL_PRIORITY } from './other.js';
 
@@ -137,6 +148,10 @@ const kinds: Record<string, KindValidation> = {
     create: validateValidatingAdmissionPolicyBinding,
     update: validateValidatingAdmissionPolicyBindingUpdate,
   },
+  '/LimitRange': { create: validateLimitRange, update: validateLimitRangeUpdate },
+  'node.k8s.io/RuntimeClass': { create: validateRuntimeClass, update: validateRuntimeClassUpdate },
+  'networking.k8s.io/IngressClass': { create: validateIngressClass, update: validateIngressClassUpdate },
+  'networking.k8s.io/Ingress': { create: validateIngress, update: validateIngressUpdate, status: metaUpdate },
   'certificates.k8s.io/CertificateSigningRequest': {
     create: validateCertificateSigningRequestCreate,
     update: validateCertificateSigningRequestUpdate,

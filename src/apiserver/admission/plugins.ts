@@ -21,6 +21,15 @@ import type { KubeObject } from '../../api/meta.js';
 import { MutatingAdmissionWebhook, pluginName as mutatingAdmissionWebhook } from './webhook/mutating.js';
 import { ValidatingAdmissionWebhook, pluginName as validatingAdmissionWebhook } from './webhook/validating.js';
 import { ValidatingAdmissionPolicyPlugin, pluginName as validatingAdmissionPolicy } from './plugins/validatingadmissionpolicy/plugin.js';
+import { PodSecurity, pluginName as podSecurity } from './plugins/podsecurity/podsecurity.js';
+import { LimitRanger, pluginName as limitRanger } from './plugins/limitranger.js';
+import { RuntimeClassAdmission, pluginName as runtimeClass } from './plugins/runtimeclass.js';
+import { TaintNodesByCondition, pluginName as taintNodesByCondition } from './plugins/taintnodesbycondition.js';
+import { DefaultIngressClass, pluginName as defaultIngressClass } from './plugins/defaultingressclass.js';
+import { CertificateApproval, pluginName as certificateApproval } from './plugins/certificateapproval.js';
+import { CertificateSigning, pluginName as certificateSigning } from './plugins/certificatesigning.js';
+import { CertificateSubjectRestriction, pluginName as certificateSubjectRestriction } from './plugins/certificatesubjectrestriction.js';
+import type { Authorize } from './plugins/certificatesigners.js';
 
 /** kube-apiserver 1.33's plugin order: enabled plugins always run in this order, whatever the flags say. */
 export const allOrderedPlugins: readonly string[] = [
@@ -92,12 +101,14 @@ const defaultOnPlugins: ReadonlySet<string> = new Set([
   'ValidatingAdmissionPolicy',
 ]);
 
-/** What a plugin may be built from: the shared lookups, the server's clock, and ResourceQuota's writes. */
+/** What a plugin may be built from: the shared lookups, the server's clock, ResourceQuota's writes and the authorizer. */
 export interface PluginDependencies {
   lookups: AdmissionLookups;
   clock: Clock;
   /** Live quota reads and compare-and-swap status writes (upstream's plugin uses the loopback client). */
   resourceQuotas: ResourceQuotaAccess;
+  /** The server's authorizer (the certificate plugins ask it about signers). */
+  authorize: Authorize;
 }
 
 type PluginFactory = (deps: PluginDependencies) => AnyAdmissionPlugin;
@@ -113,6 +124,14 @@ const registered: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFac
   [mutatingAdmissionWebhook, ({ lookups, clock }) => new MutatingAdmissionWebhook({ lookups, clock })],
   [validatingAdmissionWebhook, ({ lookups, clock }) => new ValidatingAdmissionWebhook({ lookups, clock })],
   [validatingAdmissionPolicy, ({ lookups }) => new ValidatingAdmissionPolicyPlugin({ lookups })],
+  [podSecurity, ({ lookups }) => new PodSecurity({ lookups })],
+  [limitRanger, ({ lookups }) => new LimitRanger({ lookups })],
+  [runtimeClass, ({ lookups }) => new RuntimeClassAdmission({ lookups })],
+  [taintNodesByCondition, () => new TaintNodesByCondition()],
+  [defaultIngressClass, ({ lookups }) => new DefaultIngressClass({ lookups })],
+  [certificateApproval, ({ authorize }) => new CertificateApproval(authorize)],
+  [certificateSigning, ({ authorize }) => new CertificateSigning(authorize)],
+  [certificateSubjectRestriction, () => new CertificateSubjectRestriction()],
 ]);
 
 export interface AdmissionPluginFlags {
@@ -147,9 +166,9 @@ export function newAdmissionPlugins(deps: PluginDependencies, flags?: AdmissionP
 /**
  * What the registries call on every write: the enabled plugins in order, looking objects up in the
  * registries' caches (with a live read on a miss). `registries` is asked lazily: they are built
- * with this admitter.
+ * with this admitter; `authorize` is the server's authorizer (asked per call, as it is built later).
  */
-export function newAdmitter(registries: () => Registries, clock: Clock, flags?: AdmissionPluginFlags): Admitter {
+export function newAdmitter(registries: () => Registries, clock: Clock, authorize: Authorize, flags?: AdmissionPluginFlags): Admitter {
   const lookups: AdmissionLookups = {
     get: (resource, namespace, name) => registries().lookup(resource, namespace, name),
     list: async (resource) => registries().cachedList(resource),
@@ -163,7 +182,7 @@ export function newAdmitter(registries: () => Registries, clock: Clock, flags?: 
       await quotas().update(namespace, name, () => quota as KubeObject, { dryRun: false, user: systemUser, subresource: 'status' });
     },
   };
-  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock, resourceQuotas }, flags));
+  const chain = new AdmissionChain(newAdmissionPlugins({ lookups, clock, resourceQuotas, authorize }, flags));
   return {
     mutate: (operation, a) => chain.admit({ operation, ...a }),
     validate: (operation, a) => chain.validate({ operation, ...a }),

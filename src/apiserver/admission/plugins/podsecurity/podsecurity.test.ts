@@ -1,0 +1,119 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
+import { findResource } from '../../../../api/resources.js';
+import { isStatusError } from '../../../../api/errors.js';
+import type { KubeObject } from '../../../../api/meta.js';
+import { fakeLookups } from '../../testing.js';
+import type { AdmissionAttributes, AdmissionOperation } from '../../interface.js';
+import { PodSecurity, policyOf, type PodSecurityExemptions } from './podsecurity.js';
+
+const ns = (name: string, labels: Record<string, string>): Namespace => ({ metadata: { name, labels } });
+const privilegedPod = (name = 'p'): Pod => ({ metadata: { name, namespace: 'n' }, spec: { containers: [{ name: 'c', image: 'x', securityContext: { privileged: true } }] } });
+const restrictedViolations =
+  'privileged (container "c" must not set securityContext.privileged=true), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")';
+
+function attrs(group: string, version: string, resource: string, obj: object, extra: Partial<Omit<AdmissionAttributes, 'oldObject'>> & { oldObject?: object } = {}, warnings: string[] = []): AdmissionAttributes {
+  const object = obj as KubeObject;
+  return {
+    operation: 'CREATE' as AdmissionOperation,
+    resource: findResource(group, version, resource)!,
+    subresource: '',
+    namespace: object.metadata?.namespace ?? '',
+    name: object.metadata?.name ?? '',
+    object,
+    user: { name: 'u', groups: [] },
+    dryRun: false,
+    warnings,
+    ...extra,
+    oldObject: extra.oldObject as KubeObject | undefined,
+  };
+}
+
+function plugin(namespaces: Namespace[], pods: Pod[] = [], exemptions?: PodSecurityExemptions) {
+  return new PodSecurity({ lookups: fakeLookups({ namespaces, pods }), exemptions });
+}
+
+async function refusal(p: Promise<void>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(isStatusError(err));
+    return `${err.code} ${err.message}`;
+  }
+  assert.fail('expected a refusal');
+}
+
+test('namespace labels make the policy; invalid values fall back to restricted and latest', () => {
+  assert.deepEqual(policyOf(undefined).policy.enforce, { level: 'privileged', version: 'latest' });
+  const { policy, errors } = policyOf({ 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.29', 'pod-security.kubernetes.io/warn': 'bogus', 'pod-security.kubernetes.io/audit-version': 'v1.99' });
+  assert.deepEqual(policy, { enforce: { level: 'baseline', version: 'v1.29' }, audit: { level: 'privileged', version: 'latest' }, warn: { level: 'restricted', version: 'latest' } });
+  assert.deepEqual(errors.map((e) => e.field), ['metadata.labels[pod-security.kubernetes.io/warn]']);
+});
+
+test('enforce refuses a pod with upstream message; warn adds a warning', async () => {
+  const p = plugin([ns('n', { 'pod-security.kubernetes.io/enforce': 'restricted' }), ns('w', { 'pod-security.kubernetes.io/warn': 'restricted' }), ns('open', {})]);
+  assert.equal(await refusal(p.validate(attrs('', 'v1', 'pods', privilegedPod()))), `403 pods "p" is forbidden: violates PodSecurity "restricted:latest": ${restrictedViolations}`);
+  const warnings: string[] = [];
+  await p.validate(attrs('', 'v1', 'pods', { ...privilegedPod(), metadata: { name: 'p', namespace: 'w' } }, {}, warnings));
+  assert.deepEqual(warnings, [`would violate PodSecurity "restricted:latest": ${restrictedViolations}`]);
+  const none: string[] = [];
+  await p.validate(attrs('', 'v1', 'pods', { ...privilegedPod(), metadata: { name: 'p', namespace: 'open' } }, {}, none));
+  assert.deepEqual(none, []);
+});
+
+test('a refused pod gets no warning, a baseline-enforced one warns about restricted', async () => {
+  const p = plugin([ns('n', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/warn': 'restricted' })]);
+  const warnings: string[] = [];
+  assert.match(await refusal(p.validate(attrs('', 'v1', 'pods', privilegedPod(), {}, warnings))), /violates PodSecurity "baseline:latest": privileged \(container "c"/);
+  assert.deepEqual(warnings, []);
+  const plain: Pod = { metadata: { name: 'q', namespace: 'n' }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  await p.validate(attrs('', 'v1', 'pods', plain, {}, warnings));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
+});
+
+test('workload templates only warn, at the warn level', async () => {
+  const p = plugin([ns('n', { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'baseline' })]);
+  const template = { metadata: {}, spec: privilegedPod().spec };
+  const objects: [string, string, string, object][] = [
+    ['apps', 'v1', 'deployments', { metadata: { name: 'd', namespace: 'n' }, spec: { template } }],
+    ['batch', 'v1', 'cronjobs', { metadata: { name: 'cj', namespace: 'n' }, spec: { jobTemplate: { spec: { template } } } }],
+    ['', 'v1', 'podtemplates', { metadata: { name: 't', namespace: 'n' }, template }],
+  ];
+  for (const [g, v, r, obj] of objects) {
+    const warnings: string[] = [];
+    await p.validate(attrs(g, v, r, obj, {}, warnings));
+    assert.deepEqual(warnings, ['would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)'], r);
+  }
+});
+
+test('pod updates that cannot change the verdict, ignored subresources and exemptions pass', async () => {
+  const enforced = [ns('n', { 'pod-security.kubernetes.io/enforce': 'restricted' })];
+  const old = privilegedPod();
+  const relabelled = { ...privilegedPod(), metadata: { name: 'p', namespace: 'n', labels: { a: 'b' } } };
+  const p = plugin(enforced);
+  assert.equal(p.handles(attrs('', 'v1', 'pods', relabelled, { subresource: 'status', operation: 'UPDATE' })), false);
+  await p.validate(attrs('', 'v1', 'pods', relabelled, { operation: 'UPDATE', oldObject: old }));
+  const newImage: Pod = { ...old, spec: { containers: [{ ...old.spec!.containers[0], image: 'y' }] } };
+  await p.validate(attrs('', 'v1', 'pods', newImage, { operation: 'UPDATE', oldObject: old }));
+  await plugin(enforced, [], { namespaces: ['n'] }).validate(attrs('', 'v1', 'pods', privilegedPod()));
+  await plugin(enforced, [], { usernames: ['u'] }).validate(attrs('', 'v1', 'pods', privilegedPod()));
+});
+
+test('namespaces: invalid labels refused on create, a stricter enforce level warns about existing pods', async () => {
+  const bad = ns('n', { 'pod-security.kubernetes.io/enforce': 'strict' });
+  assert.equal(
+    await refusal(plugin([]).validate(attrs('', 'v1', 'namespaces', bad))),
+    '422 Namespace "n" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Unsupported value: "strict": supported values: "privileged", "baseline", "restricted"',
+  );
+  const pods = [privilegedPod('b'), privilegedPod('a'), { metadata: { name: 'h', namespace: 'n' }, spec: { hostPID: true, containers: [{ name: 'c', image: 'x' }] } }, { ...privilegedPod('z'), metadata: { name: 'z', namespace: 'other' } }];
+  const warnings: string[] = [];
+  const update = attrs('', 'v1', 'namespaces', ns('n', { 'pod-security.kubernetes.io/enforce': 'baseline' }), { operation: 'UPDATE', oldObject: ns('n', {}) }, warnings);
+  await plugin([], pods).validate(update);
+  assert.deepEqual(warnings, ['existing pods in namespace "n" violate the new PodSecurity enforce level "baseline:latest"', 'a (and 1 other pod): privileged', 'h: host namespaces']);
+  // Relaxing the level does not look at pods.
+  const relaxed: string[] = [];
+  await plugin([], pods).validate(attrs('', 'v1', 'namespaces', ns('n', { 'pod-security.kubernetes.io/enforce': 'baseline' }), { operation: 'UPDATE', oldObject: ns('n', { 'pod-security.kubernetes.io/enforce': 'restricted' }) }, relaxed));
+  assert.deepEqual(relaxed, []);
+});

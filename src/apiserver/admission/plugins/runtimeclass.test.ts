@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod, RuntimeClass } from '../../../api/types.js';
+import type { KubeObject } from '../../../api/meta.js';
+import { findResource, type ResourceInfo } from '../../../api/resources.js';
+import { isStatusError } from '../../../api/errors.js';
+import { fakeLookups } from '../testing.js';
+import type { AdmissionAttributes } from '../interface.js';
+import { RuntimeClassAdmission } from './runtimeclass.js';
+
+const classes: RuntimeClass[] = [
+  { metadata: { name: 'kata' }, handler: 'kata', overhead: { podFixed: { cpu: '250m', memory: '120Mi' } }, scheduling: { nodeSelector: { sandbox: 'yes' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] } },
+  { metadata: { name: 'plain' }, handler: 'runc' },
+];
+const plugin = () => new RuntimeClassAdmission({ lookups: fakeLookups({ 'runtimeclasses.node.k8s.io': classes }) });
+const attrs = (spec: Partial<NonNullable<Pod['spec']>>): AdmissionAttributes => ({
+  operation: 'CREATE',
+  resource: findResource('', 'v1', 'pods') as ResourceInfo,
+  subresource: '',
+  namespace: 'd',
+  name: 'p',
+  object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } as KubeObject,
+  user: { name: 'u', groups: [] },
+  dryRun: false,
+});
+
+async function refusal(p: Promise<void>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(isStatusError(err));
+    assert.equal(err.code, 403);
+    return err.message;
+  }
+  assert.fail('expected a refusal');
+}
+
+test('sets overhead and merges scheduling from the RuntimeClass', async () => {
+  const a = attrs({ runtimeClassName: 'kata', nodeSelector: { disk: 'ssd' }, tolerations: [{ key: 'x', operator: 'Exists' }] });
+  await plugin().admit(a);
+  await plugin().validate(a);
+  const spec = (a.object as Pod).spec!;
+  assert.deepEqual(spec.overhead, { cpu: '250m', memory: '120Mi' });
+  assert.deepEqual(spec.nodeSelector, { disk: 'ssd', sandbox: 'yes' });
+  assert.deepEqual(spec.tolerations, [{ key: 'x', operator: 'Exists' }, { key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }]);
+  const plain = attrs({ runtimeClassName: 'plain' });
+  await plugin().admit(plain);
+  assert.equal((plain.object as Pod).spec!.overhead, undefined);
+});
+
+test('refusals worded as upstream', async () => {
+  assert.equal(await refusal(plugin().admit(attrs({ runtimeClassName: 'x' }))), 'pods "p" is forbidden: pod rejected: RuntimeClass "x" not found');
+  assert.equal(
+    await refusal(plugin().admit(attrs({ runtimeClassName: 'kata', overhead: { cpu: '1' } }))),
+    `pods "p" is forbidden: spec.overhead: Forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`,
+  );
+  assert.equal(await refusal(plugin().validate(attrs({ overhead: { cpu: '1' } }))), 'pods "p" is forbidden: spec.overhead: Forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
+  assert.equal(
+    await refusal(plugin().admit(attrs({ runtimeClassName: 'kata', nodeSelector: { sandbox: 'no' } }))),
+    'pods "p" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no',
+  );
+});

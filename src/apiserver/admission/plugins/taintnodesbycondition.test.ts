@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../api/meta.js';
+import { findResource, type ResourceInfo } from '../../../api/resources.js';
+import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
+import { TaintNodesByCondition } from './taintnodesbycondition.js';
+
+const attrs = (spec: object, operation: AdmissionOperation = 'CREATE'): AdmissionAttributes => ({
+  operation,
+  resource: findResource('', 'v1', 'nodes') as ResourceInfo,
+  subresource: '',
+  namespace: '',
+  name: 'n',
+  object: { metadata: { name: 'n' }, spec } as KubeObject,
+  user: { name: 'u', groups: [] },
+  dryRun: false,
+});
+
+test('new nodes get the not-ready NoSchedule taint once', async () => {
+  const p = new TaintNodesByCondition();
+  const fresh = attrs({});
+  await p.admit(fresh);
+  assert.deepEqual(fresh.object!.spec, { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] });
+  const tainted = attrs({ taints: [{ key: 'a', effect: 'NoExecute' }, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] });
+  await p.admit(tainted);
+  assert.equal((tainted.object!.spec as { taints: unknown[] }).taints.length, 2);
+  assert.equal(p.handles(attrs({}, 'UPDATE')), false);
+});
