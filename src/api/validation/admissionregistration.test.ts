@@ -89,7 +89,7 @@ test('policy refusals name the field', () => {
     },
   });
   assert.equal(bad[0], 'spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore"');
-  assert.equal(bad[1], 'spec.matchConstraints.resourceRules[0].operations[0]: Unsupported value: "MAKE": supported values: "CONNECT", "CREATE", "DELETE", "UPDATE"');
+  assert.equal(bad[1], 'spec.matchConstraints.resourceRules[0].operations[0]: Unsupported value: "MAKE": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"');
   assert.match(bad[2], /^spec\.validations\[0\]\.expression: Invalid value: "object\.spec\.replicas <=": compilation failed: ERROR: <input>: /);
   assert.equal(bad[3], 'spec.validations[0].reason: Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"');
   assert.equal(bad[4], 'spec.validations[1].expression: Required value');

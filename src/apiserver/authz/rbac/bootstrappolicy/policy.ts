@@ -341,6 +341,11 @@ const controllerRules: Record<string, PolicyRule[]> = {
   'resourcequota-controller': [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [legacy], ['resourcequotas/status']), events],
   'root-ca-cert-publisher': [rule(['create', 'update'], [legacy], ['configmaps']), events],
   'service-account-controller': [rule(['create'], [legacy], ['serviceaccounts']), events],
+  'validatingadmissionpolicy-status-controller': [
+    rule(['get', 'list', 'watch'], ['admissionregistration.k8s.io'], ['validatingadmissionpolicies']),
+    rule(['get', 'patch', 'update'], ['admissionregistration.k8s.io'], ['validatingadmissionpolicies/status']),
+    events,
+  ],
   'service-cidrs-controller': [
     rule(['get', 'list', 'watch', 'patch', 'update'], ['networking.k8s.io'], ['servicecidrs']),
     rule(['patch', 'update'], ['networking.k8s.io'], ['servicecidrs/finalizers']),
@@ -414,6 +419,8 @@ export const kiteClusterRoleBindings: readonly ClusterRoleBinding[] = [
   clusterRoleBinding('system:kite:node-bootstrapper', 'system:node-bootstrapper', [group('system:bootstrappers')]),
   clusterRoleBinding('system:kite:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
   clusterRoleBinding('system:kite:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [group('system:nodes')]),
+  // kite's approver also approves a node's own serving certificate (upstream leaves that to the operator).
+  clusterRoleBinding('system:kite:kubelet-serving-approver', 'system:certificates.k8s.io:kubelet-serving-approver', [serviceAccount('kube-system', 'certificate-controller')]),
   // kubeadm's kube-apiserver-kubelet-client: kubelets ask this server whether its client may use their API (logs, exec, metrics).
   clusterRoleBinding('kube-apiserver-kubelet-client', 'system:kubelet-api-admin', [user(APISERVER_KUBELET_CLIENT)]),
 ];
