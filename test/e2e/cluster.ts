@@ -2,7 +2,7 @@
 // registry, containerd and the kubelet) in its own data directory, torn down with `kite reset`.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import type { Pod } from '../../src/api/types.js';
 import { Client } from '../../src/client/client.js';
 import { tmpdir } from 'node:os';
@@ -123,4 +123,21 @@ export function watchPods(cluster: Pick<KiteCluster, 'kubeconfig'>, onEvent: (ty
     }
   })();
   return { stop: () => abort.abort() };
+}
+
+/**
+ * A process of a pod running `sleep 3600` whose network namespace holds podIP: the host's own tools
+ * (dig, curl) run in the pod's network with `nsenter -t <pid> -n`.
+ */
+export function podNetworkPid(podIP: string): string | undefined {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .find((d) => {
+      try {
+        if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').startsWith('sleep\u00003600')) return false;
+      } catch {
+        return false;
+      }
+      return spawnSync('nsenter', ['-t', d, '-n', 'ip', '-4', '-o', 'addr'], { encoding: 'utf8' }).stdout.includes(` ${podIP}/`);
+    });
 }

@@ -6,10 +6,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, kubectl, kubectlOk } from './harness.js';
-import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
+import { canRunContainers, podNetworkPid, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 const gateway = '10.217.243.1';
@@ -133,16 +132,7 @@ spec:
     const podIP = k(['get', 'pod', 'sleeper', '-o', 'jsonpath={.status.podIP}']).trim();
     // The pod's busybox has no TLS client that takes the API server's ECDSA key, so the host's dig
     // and curl run in the pod's network namespace (found by its address).
-    const pid = readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .find((d) => {
-        try {
-          if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').startsWith('sleep\u00003600')) return false;
-        } catch {
-          return false;
-        }
-        return spawnSync('nsenter', ['-t', d, '-n', 'ip', '-4', '-o', 'addr'], { encoding: 'utf8' }).stdout.includes(` ${podIP}/`);
-      });
+    const pid = podNetworkPid(podIP);
     assert.ok(pid, `a process in the network namespace of ${podIP}`);
     const inPod = (cmd: string[]) => spawnSync('nsenter', ['-t', pid, '-n', ...cmd], { encoding: 'utf8', timeout: 20_000 });
     const kubernetesIP = inPod(['dig', '@10.96.0.10', '+time=2', '+tries=2', '+short', 'kubernetes.default.svc.cluster.local']).stdout.trim();

@@ -8,10 +8,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, kubectl, kubectlOk } from './harness.js';
-import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
+import { canRunContainers, podNetworkPid, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
 const clusterArgs = ['--bridge', 'kite-sa', '--pod-cidr', '10.217.232.0/24', '--cgroup-root', '/kite-sa'];
@@ -61,16 +61,7 @@ describe('service account tokens in pods (containerd)', { skip }, () => {
 
   /** curl in the pod's network namespace, with the pod's token and CA, to the kubernetes Service. */
   function fromPod(path: string): { status: number; body: string } {
-    const pid = readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .find((d) => {
-        try {
-          if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').startsWith('sleep\u00003600')) return false;
-        } catch {
-          return false;
-        }
-        return spawnSync('nsenter', ['-t', d, '-n', 'ip', '-4', '-o', 'addr'], { encoding: 'utf8' }).stdout.includes(` ${podIP}/`);
-      });
+    const pid = podNetworkPid(podIP);
     assert.ok(pid, `a process in the network namespace of ${podIP}`);
     const ca = join(cluster.dataDir, 'pod-ca.crt');
     writeFileSync(ca, k(['exec', '-n', 'sa-app', podName, '--', 'cat', `${mount}/ca.crt`]));
