@@ -1,0 +1,115 @@
+// How a component records pod timeline steps: record() never blocks and never throws; steps are
+// buffered and sent in one PodTimelineStepBatch per flush, off the pod's own write path. When the
+// API server is unreachable the buffer keeps the newest steps up to its cap and counts the rest
+// as dropped: a timeline is an explanation, never a reason to slow or fail the work it explains.
+import { microTime } from '../../api/time.js';
+import { timelineAPIVersion, timelineGroup, timelineVersion, type PodTimelineStepBatch, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
+import type { Clock, Timer } from '../../util/clock.js';
+import type { Service } from '../../util/lifecycle.js';
+import type { Logger } from '../../util/log.js';
+import type { RestClient } from '../rest.js';
+
+export interface TimelineRecorder {
+  record(pod: TimelinePodRef, step: TimelineStep): void;
+}
+
+/** For components run without a timeline (benchmarks' "off" side, tests that do not look). */
+export const noTimeline: TimelineRecorder = { record: () => {} };
+
+/** A step's time in the wire form, from a clock's milliseconds. */
+export const stepTime = microTime;
+
+/** Keeps what was recorded, for unit tests. */
+export class FakeTimelineRecorder implements TimelineRecorder {
+  readonly records: { pod: TimelinePodRef; step: TimelineStep }[] = [];
+  record(pod: TimelinePodRef, step: TimelineStep): void {
+    this.records.push({ pod, step: structuredClone(step) });
+  }
+  /** The steps recorded for a pod UID, in recording order. */
+  steps(uid: string): TimelineStep[] {
+    return this.records.filter((r) => r.pod.uid === uid).map((r) => r.step);
+  }
+}
+
+export const stepBatchPath = `/apis/${timelineGroup}/${timelineVersion}/podtimelinestepbatches`;
+
+export interface BatchingTimelineRecorderOptions {
+  rest: RestClient;
+  clock: Clock;
+  logger: Logger;
+  /** How long a step may wait for its batch (default 100 ms). */
+  flushIntervalMs?: number;
+  /** Steps kept while the server does not take them (default 10,000). */
+  maxBuffered?: number;
+}
+
+/** Sends steps to the API server in batches. */
+export class BatchingTimelineRecorder implements TimelineRecorder, Service {
+  readonly name = 'timeline-recorder';
+  private buffer: { pod: TimelinePodRef; step: TimelineStep }[] = [];
+  private timer?: Timer;
+  private sending?: Promise<void>;
+  private stopped = false;
+  /** Steps given up because the buffer was full. */
+  dropped = 0;
+  private readonly flushIntervalMs: number;
+  private readonly maxBuffered: number;
+
+  constructor(private readonly opts: BatchingTimelineRecorderOptions) {
+    this.flushIntervalMs = opts.flushIntervalMs ?? 100;
+    this.maxBuffered = opts.maxBuffered ?? 10_000;
+  }
+
+  async start(): Promise<void> {}
+
+  record(pod: TimelinePodRef, step: TimelineStep): void {
+    if (this.stopped || !pod.uid) return;
+    this.buffer.push({ pod, step });
+    if (this.buffer.length > this.maxBuffered) {
+      this.dropped += this.buffer.length - this.maxBuffered;
+      this.buffer.splice(0, this.buffer.length - this.maxBuffered);
+    }
+    this.timer ??= this.opts.clock.setTimer(this.flushIntervalMs, () => {
+      this.timer = undefined;
+      void this.flush();
+    });
+  }
+
+  /** Sends what is buffered (one batch at a time); failures keep the steps for the next flush. */
+  async flush(): Promise<void> {
+    while (this.sending) await this.sending;
+    if (this.buffer.length === 0) return;
+    const taken = this.buffer;
+    this.buffer = [];
+    this.sending = this.send(taken).finally(() => (this.sending = undefined));
+    await this.sending;
+  }
+
+  private async send(taken: { pod: TimelinePodRef; step: TimelineStep }[]): Promise<void> {
+    const byPod = new Map<string, { pod: TimelinePodRef; steps: TimelineStep[] }>();
+    for (const { pod, step } of taken) {
+      let rec = byPod.get(pod.uid);
+      if (!rec) byPod.set(pod.uid, (rec = { pod, steps: [] }));
+      rec.steps.push(step);
+    }
+    const batch: PodTimelineStepBatch = { apiVersion: timelineAPIVersion, kind: 'PodTimelineStepBatch', records: [...byPod.values()] };
+    try {
+      await this.opts.rest.request({ method: 'POST', path: stepBatchPath, body: batch });
+    } catch (err) {
+      this.opts.logger.debug({ err: String(err), steps: taken.length }, 'timeline steps not sent; kept for the next flush');
+      if (this.stopped) return;
+      this.buffer = taken.concat(this.buffer).slice(-this.maxBuffered);
+      this.timer ??= this.opts.clock.setTimer(Math.max(this.flushIntervalMs, 1000), () => {
+        this.timer = undefined;
+        void this.flush();
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.timer?.cancel();
+    this.timer = undefined;
+    await this.flush().catch(() => {});
+    this.stopped = true;
+  }
+}
