@@ -45,6 +45,7 @@ import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue, watchPodDeletions } from './timeline/trace.js';
+import { PodIndex } from './timeline/podindex.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -229,7 +230,15 @@ export class ApiServer implements Service {
     this.eventSweeper.start();
     // What else hears of recorded steps (the OTLP exporter): pushed here.
     const timelineSinks: TimelineSink[] = [];
-    this.timeline = new TimelineStore({ ...this.opts.podTimeline, file: join(dataDir, 'timeline.db'), sinks: timelineSinks, clock: this.clock, logger });
+    const pods = new PodIndex({ version: () => this.registries.cacheChanges('pods'), pods: () => this.registries.cachedList('pods') });
+    this.timeline = new TimelineStore({
+      ...this.opts.podTimeline,
+      file: join(dataDir, 'timeline.db'),
+      sinks: timelineSinks,
+      podExists: (uid) => pods.get(uid) !== undefined,
+      clock: this.clock,
+      logger,
+    });
     await this.timeline.start();
     if (this.timeline.enabled) {
       this.podSteps = new PodStepQueue(this.timeline);
