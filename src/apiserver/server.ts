@@ -241,7 +241,7 @@ export class ApiServer implements Service {
     });
     await this.timeline.start();
     if (this.timeline.enabled) {
-      this.podSteps = new PodStepQueue(this.timeline);
+      this.podSteps = new PodStepQueue(this.timeline, this.clock);
       this.stopPodDeletions = await watchPodDeletions(this.registries, this.podSteps, this.clock, logger);
     }
 
