@@ -1,0 +1,116 @@
+// The timeline sink that exports pods' steps as OpenTelemetry traces over OTLP/HTTP (--otlp-endpoint).
+// The official SDK does the buffering, batching, retries and the OTLP encoding; kite only plans the
+// spans (spans.ts) and hands each to a tracer whose ids it dictates: the SDK makes ids itself, so
+// the id generator answers with the planned ids for the one span being started. Spans are queued
+// and sent by the SDK's batch processor, never on the request that recorded the steps; a full
+// queue drops spans rather than slowing the API server.
+import { ROOT_CONTEXT, TraceFlags, trace, type Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { PodTimeline, TimelineStep } from '../../../api/timeline/types.js';
+import type { Service } from '../../../util/lifecycle.js';
+import type { Logger } from '../../../util/log.js';
+import type { TimelineSink } from '../sink.js';
+import { planSpans, type PlannedSpan, type SpanService } from './spans.js';
+
+export interface OtlpTimelineSinkOptions {
+  /** The OTLP/HTTP traces endpoint (http or https), e.g. http://127.0.0.1:4318/v1/traces. */
+  endpoint: string;
+  logger: Logger;
+  /** Replaces the OTLP exporter (tests). */
+  exporter?: SpanExporter;
+  /** How long spans wait for their batch (the SDK's default: 5 s). */
+  scheduledDelayMillis?: number;
+}
+
+/** Span ids exported lately, so a step sent twice (a retried batch) is not exported twice. */
+const rememberedSpans = 100_000;
+
+/** The OTLP endpoint flag's check: an http(s) URL; the error is one line for the command line. */
+export function otlpEndpoint(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`--otlp-endpoint must be an http or https URL, got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--otlp-endpoint must be an http or https URL, got "${text}"`);
+  return url.href;
+}
+
+/** Answers the SDK's id requests with the ids planned for the span being started. */
+class PlannedIds implements IdGenerator {
+  traceId = '';
+  spanId = '';
+  generateTraceId(): string {
+    return this.traceId;
+  }
+  generateSpanId(): string {
+    return this.spanId;
+  }
+}
+
+export class OtlpTimelineSink implements TimelineSink, Service {
+  readonly name = 'otlp-timeline-exporter';
+  private readonly processor: BatchSpanProcessor;
+  private readonly ids = new PlannedIds();
+  /** One tracer per service (component): the SDK keeps the resource per provider. */
+  private readonly tracers = new Map<string, Tracer>();
+  private readonly exported = new Set<string>();
+
+  constructor(private readonly opts: OtlpTimelineSinkOptions) {
+    const exporter = opts.exporter ?? new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint) });
+    this.processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: opts.scheduledDelayMillis });
+  }
+
+  async start(): Promise<void> {}
+
+  stepsRecorded(timeline: PodTimeline, added: readonly TimelineStep[]): void {
+    try {
+      for (const span of planSpans(timeline, added)) {
+        if (this.exported.has(span.spanId)) continue;
+        this.remember(span.spanId);
+        this.export(span);
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err, pod: timeline.pod.uid }, 'pod timeline not exported over OTLP');
+    }
+  }
+
+  /** Sends what is queued now (tests, and stop). */
+  async flush(): Promise<void> {
+    await this.processor.forceFlush();
+  }
+
+  async stop(): Promise<void> {
+    await this.processor.shutdown();
+  }
+
+  private remember(spanId: string): void {
+    this.exported.add(spanId);
+    if (this.exported.size > rememberedSpans) this.exported.delete(this.exported.values().next().value!);
+  }
+
+  private export(planned: PlannedSpan): void {
+    this.ids.traceId = planned.traceId;
+    this.ids.spanId = planned.spanId;
+    const parent = planned.parentSpanId === undefined
+      ? ROOT_CONTEXT
+      : trace.setSpanContext(ROOT_CONTEXT, { traceId: planned.traceId, spanId: planned.parentSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: false });
+    const span = this.tracer(planned.service).startSpan(planned.name, { startTime: planned.start, attributes: planned.attributes, links: planned.links }, parent);
+    if (planned.status) span.setStatus(planned.status);
+    span.end(planned.end);
+  }
+
+  private tracer(service: SpanService): Tracer {
+    const key = JSON.stringify(service);
+    let tracer = this.tracers.get(key);
+    if (!tracer) {
+      const provider = new BasicTracerProvider({ resource: defaultResource().merge(resourceFromAttributes({ ...service })), idGenerator: this.ids, spanProcessors: [this.processor] });
+      tracer = provider.getTracer('kite-pod-timeline');
+      this.tracers.set(key, tracer);
+    }
+    return tracer;
+  }
+}
