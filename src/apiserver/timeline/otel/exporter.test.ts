@@ -1,67 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { PodTimeline, TimelineStep } from '../../../api/timeline/types.js';
 import { newLogger } from '../../../util/log.js';
 import { OtlpTimelineSink, otlpEndpoint } from './exporter.js';
-
-/** The parts of an OTLP/JSON ExportTraceServiceRequest the tests read. */
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: string | number;
-  boolValue?: boolean;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  attributes: { key: string; value: OtlpValue }[];
-  links?: { traceId: string; spanId: string }[];
-  status?: { code?: number; message?: string };
-}
-interface OtlpRequest {
-  resourceSpans: { resource: { attributes: { key: string; value: OtlpValue }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
-}
-
-/** A received span with its resource's service. */
-type Received = OtlpSpan & { service: string; attrs: Map<string, OtlpValue> };
-
-/** A tiny OTLP/HTTP receiver on loopback: keeps every span posted to /v1/traces. */
-class Receiver {
-  readonly spans: Received[] = [];
-  readonly contentTypes: string[] = [];
-  private server?: Server;
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.url !== '/v1/traces' || req.method !== 'POST') {
-          res.writeHead(404).end();
-          return;
-        }
-        this.contentTypes.push(req.headers['content-type'] ?? '');
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest;
-        for (const rs of body.resourceSpans) {
-          const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-          for (const ss of rs.scopeSpans) for (const s of ss.spans) this.spans.push({ ...s, service, attrs: new Map(s.attributes.map((a) => [a.key, a.value])) });
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1/traces`;
-  }
-
-  async stop(): Promise<void> {
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
+import { OtlpReceiver } from './testing.js';
 
 function podTimeline(name: string, uid: string, steps: TimelineStep[]): PodTimeline {
   const deleted = steps.find((s) => s.step === 'Deleted');
@@ -91,7 +33,7 @@ function lifeOf(traceparent?: string): TimelineStep[] {
 }
 
 describe('OTLP export of pod timelines', () => {
-  const receiver = new Receiver();
+  const receiver = new OtlpReceiver();
   let endpoint = '';
   before(async () => {
     endpoint = await receiver.start();
