@@ -43,6 +43,7 @@ import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
+import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
@@ -126,6 +127,8 @@ export interface ApiServerOptions {
   encryptionProviderConfig?: string;
   /** --pod-timeline (default on), --pod-timeline-retention, --pod-timeline-max-pods. */
   podTimeline?: { enabled?: boolean; retentionMs?: number; maxPods?: number };
+  /** --otlp-endpoint: the OTLP/HTTP traces endpoint the pod timelines are exported to (unset: none). */
+  otlpEndpoint?: string;
   clock?: Clock;
   logger: Logger;
 }
@@ -181,6 +184,7 @@ export class ApiServer implements Service {
   private auditBackend?: AuditBackend;
   /** The pod timelines (timeline.kite.dev), kept in DATA/timeline.db. */
   private timeline?: TimelineStore;
+  private otlpSink?: OtlpTimelineSink;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -225,6 +229,7 @@ export class ApiServer implements Service {
     this.eventSweeper.start();
     // What else hears of recorded steps (the OTLP exporter): pushed here.
     const timelineSinks: TimelineSink[] = [];
+    if (this.opts.otlpEndpoint) timelineSinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
     this.timeline = new TimelineStore({ ...this.opts.podTimeline, file: join(dataDir, 'timeline.db'), sinks: timelineSinks, clock: this.clock, logger });
     await this.timeline.start();
 
@@ -485,6 +490,7 @@ export class ApiServer implements Service {
     }
     await this.store?.close();
     await this.timeline?.stop();
+    await this.otlpSink?.stop();
     this.auditBackend?.close();
   }
 

@@ -7,7 +7,7 @@
 import { ROOT_CONTEXT, TraceFlags, trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator } from '@opentelemetry/sdk-trace-base';
 import type { PodTimeline, TimelineStep } from '../../../api/timeline/types.js';
 import type { Service } from '../../../util/lifecycle.js';
 import type { Logger } from '../../../util/log.js';
@@ -18,11 +18,10 @@ export interface OtlpTimelineSinkOptions {
   /** The OTLP/HTTP traces endpoint (http or https), e.g. http://127.0.0.1:4318/v1/traces. */
   endpoint: string;
   logger: Logger;
-  /** Replaces the OTLP exporter (tests). */
-  exporter?: SpanExporter;
-  /** How long spans wait for their batch (the SDK's default: 5 s). */
-  scheduledDelayMillis?: number;
 }
+
+/** How long one export may take (the SDK's default is 30 s; a stop waits for the last one). */
+const exportTimeoutMs = 10_000;
 
 /** Span ids exported lately, so a step sent twice (a retried batch) is not exported twice. */
 const rememberedSpans = 100_000;
@@ -60,8 +59,8 @@ export class OtlpTimelineSink implements TimelineSink, Service {
   private readonly exported = new Set<string>();
 
   constructor(private readonly opts: OtlpTimelineSinkOptions) {
-    const exporter = opts.exporter ?? new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint) });
-    this.processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: opts.scheduledDelayMillis });
+    const exporter = new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint) });
+    this.processor = new BatchSpanProcessor(exporter, { exportTimeoutMillis: exportTimeoutMs });
   }
 
   async start(): Promise<void> {}
@@ -83,8 +82,9 @@ export class OtlpTimelineSink implements TimelineSink, Service {
     await this.processor.forceFlush();
   }
 
+  /** Sends what is queued, within the export timeout; a collector that is down does not fail the server's stop. */
   async stop(): Promise<void> {
-    await this.processor.shutdown();
+    await this.processor.shutdown().catch((err: unknown) => this.opts.logger.warn({ err }, 'pod timeline spans not exported over OTLP at stop'));
   }
 
   private remember(spanId: string): void {
