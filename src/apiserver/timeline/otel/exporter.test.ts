@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
 import type { PodTimeline, TimelineStep } from '../../../api/timeline/types.js';
 import { newLogger } from '../../../util/log.js';
 import { OtlpTimelineSink, otlpEndpoint } from './exporter.js';
@@ -116,6 +117,28 @@ describe('OTLP export of pod timelines', () => {
     sink.stepsRecorded(tl, [{ ...step }]);
     await sink.stop();
     assert.equal(receiver.spans.filter((s) => s.name === 'PodIPAssigned').length, 1);
+  });
+
+  it('tells the log when exports start failing and when they work again', async () => {
+    receiver.spans.length = 0;
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const sink = new OtlpTimelineSink({ endpoint, logger });
+    const tl = (step: TimelineStep) => podTimeline('web', '22345678-1234-4234-8234-123456789abc', [step]);
+    const first: TimelineStep = { step: 'Persisted', component: 'kube-apiserver', start: at(1) };
+    receiver.failWith = 400;
+    try {
+      sink.stepsRecorded(tl(first), [first]);
+      await sink.flush();
+    } finally {
+      receiver.failWith = undefined;
+    }
+    assert.deepEqual(lines.map((l) => [l.level, l.msg]), [[40, 'exporting pod timeline spans over OTLP failed; retrying with the next batches']]);
+    const second: TimelineStep = { step: 'Bound', component: 'default-scheduler', start: at(2) };
+    sink.stepsRecorded(tl(second), [second]);
+    await sink.stop();
+    assert.equal(lines.at(-1)!.msg, 'exporting pod timeline spans over OTLP works again');
+    assert.deepEqual(receiver.spans.map((s) => s.name), ['Bound']);
   });
 
   it('takes only http and https endpoints, with one line for anything else', () => {

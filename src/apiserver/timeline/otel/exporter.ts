@@ -7,7 +7,7 @@
 import { ROOT_CONTEXT, TraceFlags, trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PodTimeline, TimelineStep } from '../../../api/timeline/types.js';
 import type { Service } from '../../../util/lifecycle.js';
 import type { Logger } from '../../../util/log.js';
@@ -23,6 +23,12 @@ export interface OtlpTimelineSinkOptions {
 /** How long one export may take (the SDK's default is 30 s; a stop waits for the last one). */
 const exportTimeoutMs = 10_000;
 
+/**
+ * Spans waiting for export (the SDK's default is 2,048): a burst of pods (the scheduling benchmark
+ * starts thousands) fills that in a second; past this many, spans are dropped.
+ */
+const maxQueuedSpans = 20_000;
+
 /** Span ids exported lately, so a step sent twice (a retried batch) is not exported twice. */
 const rememberedSpans = 100_000;
 
@@ -36,6 +42,36 @@ export function otlpEndpoint(text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`--otlp-endpoint must be an http or https URL, got "${text}"`);
   return url.href;
+}
+
+/**
+ * Tells the log when exports start failing and when they work again: the SDK reports failures only
+ * to its own diagnostics logger, which nothing reads.
+ */
+class LoggedExporter implements SpanExporter {
+  private failing = false;
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly logger: Logger,
+  ) {}
+
+  export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
+    this.inner.export(spans, (result) => {
+      // A failed export carries its error; a successful one none.
+      if (result.error && !this.failing) this.logger.warn({ err: result.error }, 'exporting pod timeline spans over OTLP failed; retrying with the next batches');
+      else if (!result.error && this.failing) this.logger.info('exporting pod timeline spans over OTLP works again');
+      this.failing = result.error !== undefined;
+      done(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
 }
 
 /** Answers the SDK's id requests with the ids planned for the span being started. */
@@ -59,8 +95,8 @@ export class OtlpTimelineSink implements TimelineSink, Service {
   private readonly exported = new Set<string>();
 
   constructor(private readonly opts: OtlpTimelineSinkOptions) {
-    const exporter = new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint) });
-    this.processor = new BatchSpanProcessor(exporter, { exportTimeoutMillis: exportTimeoutMs });
+    const exporter = new LoggedExporter(new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint) }), opts.logger);
+    this.processor = new BatchSpanProcessor(exporter, { exportTimeoutMillis: exportTimeoutMs, maxQueueSize: maxQueuedSpans });
   }
 
   async start(): Promise<void> {}
@@ -77,14 +113,14 @@ export class OtlpTimelineSink implements TimelineSink, Service {
     }
   }
 
-  /** Sends what is queued now (tests, and stop). */
+  /** Sends what is queued now; a failed export was logged already (LoggedExporter). */
   async flush(): Promise<void> {
-    await this.processor.forceFlush();
+    await this.processor.forceFlush().catch(() => {});
   }
 
   /** Sends what is queued, within the export timeout; a collector that is down does not fail the server's stop. */
   async stop(): Promise<void> {
-    await this.processor.shutdown().catch((err: unknown) => this.opts.logger.warn({ err }, 'pod timeline spans not exported over OTLP at stop'));
+    await this.processor.shutdown().catch(() => {});
   }
 
   private remember(spanId: string): void {

@@ -30,6 +30,8 @@ export type ReceivedSpan = OtlpSpan & { service: string; attrs: Map<string, Otlp
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   readonly contentTypes: string[] = [];
+  /** Answer every export with this status instead of taking it. */
+  failWith?: number;
   private server?: Server;
 
   /** Listens on a free loopback port; returns the traces endpoint to give the exporter. */
@@ -40,6 +42,10 @@ export class OtlpReceiver {
       req.on('end', () => {
         if (req.url !== '/v1/traces' || req.method !== 'POST') {
           res.writeHead(404).end();
+          return;
+        }
+        if (this.failWith !== undefined) {
+          res.writeHead(this.failWith).end();
           return;
         }
         this.contentTypes.push(req.headers['content-type'] ?? '');
