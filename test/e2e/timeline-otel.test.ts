@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { PodTimelineStepBatch, TimelineStep } from '../../src/api/timeline/types.js';
 import { stepBatchPath } from '../../src/client/timeline/recorder.js';
 import { OtlpReceiver } from '../../src/apiserver/timeline/otel/testing.js';
-import { eventually, kiteBin, removeDir, startServer, tempDir, type KiteServer } from './harness.js';
+import { eventually, kiteBin, kubectlOk, removeDir, startServer, tempDir, type KiteServer } from './harness.js';
 import { raw } from './raw.js';
 
 const clientTrace = '5b8aa5a2d2c872e8321cf37308d69df2';
@@ -43,7 +43,8 @@ describe('kite server --otlp-endpoint', () => {
 
   before(async () => {
     const endpoint = await receiver.start();
-    server = await startServer({ dataDir, extraArgs: ['--components', 'apiserver', '--otlp-endpoint', endpoint] });
+    // No controllers, so no ServiceAccount admission (it waits for the default ServiceAccount they make).
+    server = await startServer({ dataDir, extraArgs: ['--components', 'apiserver', '--disable-admission-plugins', 'ServiceAccount', '--otlp-endpoint', endpoint] });
   });
   after(async () => {
     await server?.stop();
@@ -77,7 +78,10 @@ describe('kite server --otlp-endpoint', () => {
     for (const { pod } of lives) {
       await eventually(() => (receiver.spans.some((s) => s.traceId === traceIdOf(pod.uid) && s.name === 'Pod') ? true : undefined), `the pod span of ${pod.name}`);
     }
-    assert.deepEqual([...new Set(receiver.spans.map((s) => s.traceId))].sort(), pods.map((p) => traceIdOf(p.uid)).sort(), 'one trace per pod');
+    for (const { pod } of lives) {
+      const traces = new Set(receiver.spans.filter((s) => s.attrs.get('k8s.pod.uid')?.stringValue === pod.uid).map((s) => s.traceId));
+      assert.deepEqual([...traces], [traceIdOf(pod.uid)], 'one trace per pod');
+    }
     for (const { pod } of lives) {
       const spans = receiver.spans.filter((s) => s.traceId === traceIdOf(pod.uid));
       const root = spans.find((s) => s.name === 'Pod')!;
@@ -92,6 +96,20 @@ describe('kite server --otlp-endpoint', () => {
       const links = root.links?.map((l) => [l.traceId, l.spanId]) ?? [];
       assert.deepEqual(links, pod.traceparent ? [[clientTrace, clientSpan]] : [], 'the create request traceparent is linked');
     }
+  });
+
+  it("links a pod created with a traceparent header to the client's span, with the API server's steps as spans", async () => {
+    const traceparent = '00-8f3c1d2e4b5a69788796a5b4c3d2e1f0-1a2b3c4d5e6f7081-01';
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'tlo-traced' }, spec: { containers: [{ name: 'app', image: 'busybox:1.36' }] } });
+    const created = await raw(server.kubeconfig, { method: 'POST', path: '/api/v1/namespaces/default/pods', body, headers: { traceparent } });
+    assert.equal(created.code, 201, created.body);
+    const uid = (created.json() as { metadata: { uid: string } }).metadata.uid;
+    kubectlOk(server, ['delete', 'pod', 'tlo-traced', '--wait=false']);
+    const root = await eventually(() => receiver.spans.find((s) => s.traceId === traceIdOf(uid) && s.name === 'Pod'), 'the pod span of tlo-traced');
+    assert.deepEqual(root.links?.map((l) => [l.traceId, l.spanId]), [['8f3c1d2e4b5a69788796a5b4c3d2e1f0', '1a2b3c4d5e6f7081']]);
+    assert.equal(root.attrs.get('k8s.pod.name')?.stringValue, 'tlo-traced');
+    const names = new Set(receiver.spans.filter((s) => s.traceId === traceIdOf(uid)).map((s) => s.name));
+    for (const step of ['RequestReceived', 'Authenticated', 'Authorized', 'Admission', 'Persisted', 'DeleteRequested', 'Deleted']) assert.ok(names.has(step), `${step} in ${[...names].join(', ')}`);
   });
 });
 
