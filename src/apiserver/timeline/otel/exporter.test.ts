@@ -133,7 +133,7 @@ describe('OTLP export of pod timelines', () => {
     } finally {
       receiver.failWith = undefined;
     }
-    assert.deepEqual(lines.map((l) => [l.level, l.msg]), [[40, 'exporting pod timeline spans over OTLP failed; retrying with the next batches']]);
+    assert.deepEqual(lines.map((l) => [l.level, l.msg]), [[40, 'exporting pod timeline spans over OTLP failed; this batch is lost, later ones are still sent']]);
     const second: TimelineStep = { step: 'Bound', component: 'default-scheduler', start: at(2) };
     sink.stepsRecorded(tl(second), [second]);
     await sink.stop();

@@ -2,8 +2,8 @@
 // The official SDK does the buffering, batching, retries and the OTLP encoding; kite only plans the
 // spans (spans.ts) and hands each to a tracer whose ids it dictates: the SDK makes ids itself, so
 // the id generator answers with the planned ids for the one span being started. Spans are queued
-// and sent by the SDK's batch processor, never on the request that recorded the steps; a full
-// queue drops spans rather than slowing the API server.
+// and sent by the SDK's batch processor, off the pods' write path; a full queue drops spans rather
+// than slowing the API server.
 import { ROOT_CONTEXT, TraceFlags, trace, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -58,7 +58,7 @@ class LoggedExporter implements SpanExporter {
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
     this.inner.export(spans, (result) => {
       // A failed export carries its error; a successful one none.
-      if (result.error && !this.failing) this.logger.warn({ err: result.error }, 'exporting pod timeline spans over OTLP failed; retrying with the next batches');
+      if (result.error && !this.failing) this.logger.warn({ err: result.error }, 'exporting pod timeline spans over OTLP failed; this batch is lost, later ones are still sent');
       else if (!result.error && this.failing) this.logger.info('exporting pod timeline spans over OTLP works again');
       this.failing = result.error !== undefined;
       done(result);
