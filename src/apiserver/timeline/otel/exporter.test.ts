@@ -141,6 +141,19 @@ describe('OTLP export of pod timelines', () => {
     assert.deepEqual(receiver.spans.map((s) => s.name), ['Bound']);
   });
 
+  it('stops without failing when nothing listens at the endpoint', async () => {
+    const closed = new OtlpReceiver();
+    const nowhere = await closed.start();
+    await closed.stop();
+    const lines: { msg: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const sink = new OtlpTimelineSink({ endpoint: nowhere, logger });
+    const step: TimelineStep = { step: 'Persisted', component: 'kube-apiserver', start: at(1) };
+    sink.stepsRecorded(podTimeline('web', '32345678-1234-4234-8234-123456789abc', [step]), [step]);
+    await sink.stop();
+    assert.deepEqual(lines.map((l) => l.msg), ['exporting pod timeline spans over OTLP failed; this batch is lost, later ones are still sent']);
+  });
+
   it('takes only http and https endpoints, with one line for anything else', () => {
     assert.equal(otlpEndpoint('http://127.0.0.1:4318/v1/traces'), 'http://127.0.0.1:4318/v1/traces');
     assert.equal(otlpEndpoint('https://collector.example:4318/v1/traces'), 'https://collector.example:4318/v1/traces');

@@ -20,8 +20,11 @@ export interface OtlpTimelineSinkOptions {
   logger: Logger;
 }
 
-/** How long one export may take (the SDK's default is 30 s; a stop waits for the last one). */
-const exportTimeoutMs = 10_000;
+/**
+ * How long one export may take, its retries included (the SDK's defaults are 10 and 30 s): the
+ * server's stop waits for the last export, also when the collector is down.
+ */
+const exportTimeoutMs = 5_000;
 
 /**
  * Spans waiting for export (the SDK's default is 2,048): a burst of pods (the scheduling benchmark
@@ -95,7 +98,7 @@ export class OtlpTimelineSink implements TimelineSink, Service {
   private readonly exported = new Set<string>();
 
   constructor(private readonly opts: OtlpTimelineSinkOptions) {
-    const exporter = new LoggedExporter(new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint) }), opts.logger);
+    const exporter = new LoggedExporter(new OTLPTraceExporter({ url: otlpEndpoint(opts.endpoint), timeoutMillis: exportTimeoutMs }), opts.logger);
     this.processor = new BatchSpanProcessor(exporter, { exportTimeoutMillis: exportTimeoutMs, maxQueueSize: maxQueuedSpans });
   }
 
