@@ -46,6 +46,7 @@ import type { TimelineSink } from './timeline/sink.js';
 import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue, watchPodDeletions } from './timeline/trace.js';
+import { PodIndex } from './timeline/podindex.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -234,7 +235,15 @@ export class ApiServer implements Service {
     // What else hears of recorded steps (the OTLP exporter): pushed here.
     const timelineSinks: TimelineSink[] = [];
     if (this.opts.otlpEndpoint) timelineSinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
-    this.timeline = new TimelineStore({ ...this.opts.podTimeline, file: join(dataDir, 'timeline.db'), sinks: timelineSinks, clock: this.clock, logger });
+    const pods = new PodIndex({ version: () => this.registries.cacheChanges('pods'), pods: () => this.registries.cachedList('pods') });
+    this.timeline = new TimelineStore({
+      ...this.opts.podTimeline,
+      file: join(dataDir, 'timeline.db'),
+      sinks: timelineSinks,
+      podExists: (uid) => pods.get(uid) !== undefined,
+      clock: this.clock,
+      logger,
+    });
     await this.timeline.start();
     if (this.timeline.enabled) {
       this.podSteps = new PodStepQueue(this.timeline);
