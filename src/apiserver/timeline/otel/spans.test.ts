@@ -153,6 +153,16 @@ describe('pod timeline → spans', () => {
     assert.deepEqual(planSpans(timeline([bad, pull]), [bad, pull]).map((s) => s.name), ['ImagePull']);
   });
 
+  it('carries hostile attribute keys as data, under its own prefix', () => {
+    const step = JSON.parse('{"step":"Bound","component":"default-scheduler","start":"2026-01-01T10:00:03.000000Z","attributes":{"__proto__":"x","constructor":1,"traceparent":7}}') as TimelineStep;
+    const [span] = planSpans(timeline([step]), [step]);
+    assert.equal(Object.getPrototypeOf(span!.attributes), Object.prototype);
+    assert.equal(span!.attributes['kite.step.attributes.__proto__'], 'x');
+    assert.equal(span!.attributes['kite.step.attributes.constructor'], 1);
+    const received = JSON.parse('{"step":"RequestReceived","component":"kube-apiserver","start":"2026-01-01T10:00:00.000000Z","attributes":{"traceparent":7}}') as TimelineStep;
+    assert.deepEqual(planSpans(timeline([received]), [received])[0]!.links, [], 'a traceparent that is not a string links nothing');
+  });
+
   it('reads only valid traceparent headers', () => {
     assert.deepEqual(parseTraceparent(`00-${clientTrace}-${clientSpan}-01`), { traceId: clientTrace, spanId: clientSpan, traceFlags: 1, isRemote: true });
     assert.equal(parseTraceparent(`00-${clientTrace}-${clientSpan}-00`)?.traceFlags, 0);
