@@ -43,6 +43,7 @@ import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
+import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue, watchPodDeletions } from './timeline/trace.js';
 import { PodIndex } from './timeline/podindex.js';
@@ -128,6 +129,8 @@ export interface ApiServerOptions {
   encryptionProviderConfig?: string;
   /** --pod-timeline (default on), --pod-timeline-retention, --pod-timeline-max-pods. */
   podTimeline?: { enabled?: boolean; retentionMs?: number; maxPods?: number };
+  /** --otlp-endpoint: the OTLP/HTTP traces endpoint the pod timelines are exported to (unset: none). */
+  otlpEndpoint?: string;
   clock?: Clock;
   logger: Logger;
 }
@@ -186,6 +189,7 @@ export class ApiServer implements Service {
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;
   private stopPodDeletions?: () => void;
+  private otlpSink?: OtlpTimelineSink;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -230,6 +234,7 @@ export class ApiServer implements Service {
     this.eventSweeper.start();
     // What else hears of recorded steps (the OTLP exporter): pushed here.
     const timelineSinks: TimelineSink[] = [];
+    if (this.opts.otlpEndpoint) timelineSinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
     const pods = new PodIndex({ version: () => this.registries.cacheChanges('pods'), pods: () => this.registries.cachedList('pods') });
     this.timeline = new TimelineStore({
       ...this.opts.podTimeline,
@@ -504,6 +509,7 @@ export class ApiServer implements Service {
     this.podSteps?.flush();
     await this.store?.close();
     await this.timeline?.stop();
+    await this.otlpSink?.stop();
     this.auditBackend?.close();
   }
 
