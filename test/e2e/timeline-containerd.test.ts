@@ -43,6 +43,15 @@ function assertInOrder(tl: PodTimeline, chain: [TimelineStepName, string?][]): v
   }
 }
 
+/** The steps as test diagnostics, one line each: offset, step, container, component, duration. */
+function describeSteps(t: { diagnostic(msg: string): void }, tl: PodTimeline): void {
+  const t0 = ms(tl.steps[0]?.start);
+  for (const s of tl.steps) {
+    const took = s.end ? ` ${(ms(s.end) - ms(s.start)).toFixed(1)} ms` : '';
+    t.diagnostic(`+${(ms(s.start) - t0).toFixed(1)} ms ${s.step}${s.container ? ` ${s.container}` : ''} ${s.component}${took}${s.count ? ` ×${s.count}` : ''}`);
+  }
+}
+
 describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
   let cluster: KiteCluster;
   let client: Client;
@@ -88,16 +97,9 @@ describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
       }, 'the timeline to have Ready', 30_000);
       assert.equal(tl.kind, 'PodTimeline');
       assert.equal(tl.pod.name, 'web');
-      t.diagnostic(tl.steps.map((s) => `${s.start} ${s.step}${s.container ? ` ${s.container}` : ''} ${s.component}${s.end ? ` ${ms(s.end) - ms(s.start)} ms` : ''}`).join('\n'));
+      describeSteps(t, tl);
 
       const kubelet = `kubelet/${cluster.nodeName}`;
-      // The API server's steps, then (when recorded) the scheduler's, then the kubelet's.
-      assertInOrder(tl, [['RequestReceived'], ['Authenticated'], ['Authorized'], ['Persisted'], ['KubeletAdmitted']]);
-      for (const optional of ['SchedulingQueued', 'SchedulingAttempt', 'Bound'] as const) {
-        const s = tl.steps.find((x) => x.step === optional);
-        if (s) assertInOrder(tl, [['Persisted'], [optional], ['KubeletAdmitted']]);
-        else t.diagnostic(`${optional}: not recorded (the scheduler's part)`);
-      }
       assertInOrder(tl, [
         ['KubeletAdmitted'],
         ['VolumesReady'],
@@ -116,7 +118,6 @@ describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
       assertInOrder(tl, [['SandboxCreated'], ['ImagePull', 'wait-service'], ['ContainerCreated', 'wait-service']]);
       assertInOrder(tl, [['ContainerExited', 'wait-service'], ['ImagePull', 'nginx'], ['ContainerCreated', 'nginx']]);
       for (const name of ['KubeletAdmitted', 'SandboxCreated', 'PodIPAssigned', 'ContainerStarted', 'PostStart', 'Ready'] as const) assert.equal(step(tl, name).component, kubelet);
-      assert.equal(step(tl, 'RequestReceived').component, 'kube-apiserver');
 
       assert.match(String(step(tl, 'PodIPAssigned').attributes?.ip), /^10\.217\.200\.\d+$/);
       assert.equal(step(tl, 'ContainerStarted', 'wait-service').containerType, 'init');
@@ -132,6 +133,13 @@ describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
         assert.ok(Number.isFinite(ms(s.start)), `${s.step} has a start`);
         if (s.end) assert.ok(ms(s.end) - ms(s.start) >= 0, `${s.step} ${s.container ?? ''}: a non-negative duration`);
       }
+      // Before the kubelet's: the API server's steps, and the scheduler's when it records them.
+      assertInOrder(tl, [['RequestReceived'], ['Authenticated'], ['Authorized'], ['Persisted'], ['KubeletAdmitted']]);
+      assert.equal(step(tl, 'RequestReceived').component, 'kube-apiserver');
+      for (const optional of ['SchedulingQueued', 'SchedulingAttempt', 'Bound'] as const) {
+        if (tl.steps.some((x) => x.step === optional)) assertInOrder(tl, [['Persisted'], [optional], ['KubeletAdmitted']]);
+        else t.diagnostic(`${optional}: not recorded (the scheduler's part)`);
+      }
       // The relay adds up: from the request's arrival to the Ready write, as the watch measured it.
       const relay = ms(step(tl, 'Ready').start) - ms(step(tl, 'RequestReceived').start);
       t.diagnostic(`RequestReceived → Ready on the timeline: ${relay.toFixed(1)} ms`);
@@ -141,32 +149,40 @@ describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
     }
   });
 
-  it('kubectl delete pod web: the termination rows follow, and the timeline outlives the pod', async () => {
+  it('kubectl delete pod web: the termination rows follow, and the timeline outlives the pod', async (t) => {
     const uid = (JSON.parse(k(['get', 'pod', 'web', '-o', 'json'])) as Pod).metadata!.uid!;
     assert.equal(k(['delete', 'pod', 'web']).trim(), 'pod "web" deleted');
     assert.notEqual(kubectl(cluster, ['get', 'pod', 'web']).code, 0, 'the pod is gone');
     const tl = await eventually(() => {
       const got = readTimeline(cluster, 'web');
-      return got?.steps.some((s) => s.step === 'Deleted') && got.steps.some((s) => s.step === 'CgroupsRemoved') ? got : undefined;
-    }, 'the timeline to have the way down', 60_000);
+      return got?.steps.some((s) => s.step === 'CgroupsRemoved') ? got : undefined;
+    }, "the timeline to have the kubelet's way down", 60_000);
+    describeSteps(t, tl);
     assert.equal(tl.metadata.name, uid, 'keyed by the pod UID');
     assertInOrder(tl, [
       ['Ready'],
-      ['DeleteRequested'],
       ['PreStop', 'nginx'],
       ['SIGTERM', 'nginx'],
-      ['StatusFinal'],
       ['VolumesRemoved'],
       ['SandboxRemoved'],
       ['CgroupsRemoved'],
     ]);
-    assertInOrder(tl, [['StatusFinal'], ['Deleted']]);
+    // The terminal status is written behind the clean-up's start: after the stop, in any order with it.
+    assertInOrder(tl, [['SIGTERM', 'nginx'], ['StatusFinal']]);
+    for (const name of ['VolumesRemoved', 'SandboxRemoved', 'CgroupsRemoved'] as const) assert.equal(tl.steps.filter((s) => s.step === name).length, 1, `${name} once`);
     const exits = tl.steps.filter((s) => s.step === 'ContainerExited' && s.container === 'nginx');
     assert.ok(exits.some((s) => ms(s.start) >= ms(step(tl, 'SIGTERM', 'nginx').start)), 'nginx exits after its SIGTERM');
     assert.ok(ms(step(tl, 'PreStop', 'nginx').end) - ms(step(tl, 'PreStop', 'nginx').start) >= 1000, 'the preStop sleep lasted 1 s');
     assert.match(String(step(tl, 'StatusFinal').attributes?.phase), /^(Succeeded|Failed)$/);
     assert.equal(tl.steps.find((s) => s.step === 'SIGKILL'), undefined, 'nginx stops on SIGTERM: no SIGKILL');
     for (const s of tl.steps) if (s.end) assert.ok(ms(s.end) >= ms(s.start), `${s.step}: a non-negative duration`);
+    // The API server's: the delete request before the kubelet's way down, the object gone after it.
+    const full = await eventually(() => {
+      const got = readTimeline(cluster, 'web');
+      return got?.steps.some((s) => s.step === 'Deleted') ? got : undefined;
+    }, 'the timeline to have Deleted', 30_000).catch(() => tl);
+    assertInOrder(full, [['Ready'], ['DeleteRequested'], ['PreStop', 'nginx']]);
+    assertInOrder(full, [['StatusFinal'], ['Deleted']]);
     // Served by UID too, with the pod gone.
     const byUid = JSON.parse(k(['get', '--raw', `/apis/timeline.kite.dev/v1alpha1/namespaces/default/podtimelines/${uid}`])) as PodTimeline;
     assert.equal(byUid.pod.uid, uid);

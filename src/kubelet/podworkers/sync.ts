@@ -64,11 +64,11 @@ export class KubeletPodSyncer implements PodSyncer {
     return state;
   }
 
-  /** Runs one clean-up step and records it as a timeline span. */
+  /** Runs one clean-up step and records it as a timeline span, the first time only (a removed pod is cleaned up again). */
   private async timed(pod: Pod, step: 'VolumesRemoved' | 'SandboxRemoved' | 'CgroupsRemoved', fn: () => Promise<void>): Promise<void> {
     const start = this.config.clock.now();
     await fn();
-    this.config.timeline?.span(pod, step, start);
+    this.config.timeline?.once(pod, step, step, {}, start, this.config.clock.now());
   }
 
   private report(pod: Pod, state: PodRuntimeState, podIsTerminal: boolean, podStatusFn?: PodStatusFn): PodStatus {

@@ -73,9 +73,13 @@ describe('KubeletTimeline', () => {
     assert.equal(got[2]!.start, '2026-01-01T00:00:00.000000Z');
     assert.equal(got[2]!.lastTime, '2026-01-01T00:00:05.000000Z');
     assert.equal(got[4]!.start, '2026-01-01T00:00:00.042000Z', 'the runtime\'s exit time');
+    timeline.once(pod(), 'VolumesRemoved', 'VolumesRemoved', {}, T0 + 100, T0 + 130);
+    timeline.once(pod(), 'VolumesRemoved', 'VolumesRemoved', {}, T0 + 200, T0 + 210);
+    const removed = steps.steps('u1').filter((s) => s.step === 'VolumesRemoved');
+    assert.deepEqual(removed.map((s) => [s.start, s.end]), [['2026-01-01T00:00:00.100000Z', '2026-01-01T00:00:00.130000Z']], 'a clean-up done twice is one span');
     timeline.forgetPod('u1');
     timeline.once(pod(), 'Ready', 'Ready');
-    assert.equal(steps.steps('u1').length, 6, 'forgotten: recorded again');
+    assert.equal(steps.steps('u1').length, 7, 'forgotten: recorded again');
   });
 
   it('the metrics render with upstream names and buckets', async () => {

@@ -96,12 +96,12 @@ export class KubeletTimeline {
     }
   }
 
-  /** An instant recorded only the first time `key` comes up for the pod. */
-  once(pod: Pod, key: string, step: TimelineStepName, fields: StepFields = {}, at = this.now()): void {
+  /** A step recorded only the first time `key` comes up for the pod: an instant, or a span given its end. */
+  once(pod: Pod, key: string, step: TimelineStepName, fields: StepFields = {}, at = this.now(), endMs?: number): void {
     const r = this.podRecord(pod.metadata?.uid ?? '');
     if (r.once.has(key)) return;
     r.once.add(key);
-    this.instant(pod, step, fields, at);
+    this.send(pod, step, at, endMs, fields);
   }
 
   /**
