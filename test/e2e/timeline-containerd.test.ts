@@ -176,6 +176,10 @@ describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
     assert.match(String(step(tl, 'StatusFinal').attributes?.phase), /^(Succeeded|Failed)$/);
     assert.equal(tl.steps.find((s) => s.step === 'SIGKILL'), undefined, 'nginx stops on SIGTERM: no SIGKILL');
     for (const s of tl.steps) if (s.end) assert.ok(ms(s.end) >= ms(s.start), `${s.step}: a non-negative duration`);
+    // Served by UID too, with the pod gone.
+    const byUid = JSON.parse(k(['get', '--raw', `/apis/timeline.kite.dev/v1alpha1/namespaces/default/podtimelines/${uid}`])) as PodTimeline;
+    assert.equal(byUid.pod.uid, uid);
+    assert.ok(byUid.steps.some((s) => s.step === 'CgroupsRemoved'));
     // The API server's: the delete request before the kubelet's way down, the object gone after it.
     const full = await eventually(() => {
       const got = readTimeline(cluster, 'web');
@@ -183,9 +187,6 @@ describe("the seeds' pod's timeline on kite up (containerd)", { skip }, () => {
     }, 'the timeline to have Deleted', 30_000).catch(() => tl);
     assertInOrder(full, [['Ready'], ['DeleteRequested'], ['PreStop', 'nginx']]);
     assertInOrder(full, [['StatusFinal'], ['Deleted']]);
-    // Served by UID too, with the pod gone.
-    const byUid = JSON.parse(k(['get', '--raw', `/apis/timeline.kite.dev/v1alpha1/namespaces/default/podtimelines/${uid}`])) as PodTimeline;
-    assert.equal(byUid.pod.uid, uid);
-    assert.ok(byUid.deletedAt, 'marked deleted');
+    assert.ok(readTimeline(cluster, 'web')?.deletedAt, 'marked deleted');
   });
 });
