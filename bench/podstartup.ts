@@ -1,7 +1,7 @@
 // bench/podstartup: pod start-up latency on a real node (`kite up`: API server, scheduler, kubelet,
 // its own containerd), one pod after another, and in the same run the bare CRI floor underneath
 // (RunPodSandbox → CreateContainer → StartContainer called directly on the same containerd).
-//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20]
+//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20] [--bridge kite-bench] [--pod-cidr 10.217.250.0/24]
 // Needs `npm run build` first (`kite up` runs from dist, as in production) and root.
 //
 // The same pods run twice, each time on a fresh `kite up`: with the pod timeline on (the
@@ -33,15 +33,17 @@ import { resetCluster, startCluster, type KiteCluster } from '../test/e2e/cluste
 import { percentile, processCpu } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
-checkFlags(args, ['pods', 'floor']);
+checkFlags(args, ['pods', 'floor', 'bridge', 'pod-cidr']);
 const podCount = Number(args.flags.get('pods') ?? 20);
 const floorCount = Number(args.flags.get('floor') ?? 20);
 const ns = 'podstartup';
 const image = 'busybox:1.35';
 const floorImage = 'docker.io/library/busybox:1.35';
-const floorCgroupRoot = '/kite-bench-floor';
+// The bridge names the cgroup roots and temporary directories too, so two runs beside each other never share one.
+const bridge = args.flags.get('bridge') ?? 'kite-bench';
+const floorCgroupRoot = `/${bridge}-floor`;
 const floorNamespace = 'kite-floor';
-const clusterArgs = ['--bridge', 'kite-bench', '--pod-cidr', '10.217.250.0/24', '--cgroup-root', '/kite-bench'];
+const clusterArgs = ['--bridge', bridge, '--pod-cidr', args.flags.get('pod-cidr') ?? '10.217.250.0/24', '--cgroup-root', `/${bridge}`];
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable with containerd's log times. */
 const now = () => performance.timeOrigin + performance.now();
@@ -341,7 +343,7 @@ const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 
 /** A fresh `kite up` with the timeline on or off; the floor too when asked. */
 async function runSide(side: Side, withFloor: boolean): Promise<SideRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-pod-'));
+  const dir = mkdtempSync(join(tmpdir(), `${bridge}-pod-`));
   const dataDir = join(dir, 'data');
   let cluster: KiteCluster | undefined;
   let client: Client | undefined;
