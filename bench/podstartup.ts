@@ -1,12 +1,13 @@
 // bench/podstartup: pod start-up latency on a real node (`kite up`: API server, scheduler, kubelet,
 // its own containerd), one pod after another, and in the same run the bare CRI floor underneath
 // (RunPodSandbox → CreateContainer → StartContainer called directly on the same containerd).
-//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20] [--bridge kite-bench] [--pod-cidr 10.217.250.0/24]
+//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20] [--bridge kite-bench] [--pod-cidr 10.217.250.0/24] [--sides on,off]
 // Needs `npm run build` first (`kite up` runs from dist, as in production) and root.
 //
 // The same pods run twice, each time on a fresh `kite up`: with the pod timeline on (the
 // components record every step, the API server keeps them) and off (`--pod-timeline=false`:
-// the API server keeps none), and both sides are printed side by side.
+// the API server keeps none), in the order --sides gives, and both are printed side by side; the
+// floor runs on the first side's containerd.
 //
 // kite's sample per pod: from sending the create to a pod watch (opened before) seeing phase
 // Running with the container running. The floor's sample: RunPodSandbox called → StartContainer
@@ -33,7 +34,7 @@ import { resetCluster, startCluster, type KiteCluster } from '../test/e2e/cluste
 import { percentile, processCpu } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
-checkFlags(args, ['pods', 'floor', 'bridge', 'pod-cidr']);
+checkFlags(args, ['pods', 'floor', 'bridge', 'pod-cidr', 'sides']);
 const podCount = Number(args.flags.get('pods') ?? 20);
 const floorCount = Number(args.flags.get('floor') ?? 20);
 const ns = 'podstartup';
@@ -50,7 +51,8 @@ const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Side = 'on' | 'off';
-const sides: Side[] = ['on', 'off'];
+const sides = (args.flags.get('sides') ?? 'on,off').split(',') as Side[];
+if (sides.length !== 2 || !sides.includes('on') || !sides.includes('off')) throw new Error('--sides must be on,off or off,on');
 const sideArgs: Record<Side, string[]> = { on: ['--pod-timeline=true'], off: ['--pod-timeline=false'] };
 
 function benchPod(name: string, command: string[], restartPolicy: 'Always' | 'Never'): Pod {
