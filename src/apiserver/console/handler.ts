@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { methodNotAllowed, notFoundPath } from '../../api/errors.js';
 import { parseJson, readBody } from '../http/body.js';
-import { writeError, writeJson } from '../http/respond.js';
+import { writeError } from '../http/respond.js';
 import { loginUser, type LoginDependencies } from './login.js';
 import type { ConsoleSessions } from './sessions.js';
 import { staticFile } from './static.js';
@@ -54,7 +54,6 @@ export class ConsoleHandler {
       return;
     }
     if (path === loginPath || path === logoutPath) {
-      res.setHeader('Cache-Control', 'no-store');
       if (req.method !== 'POST') throw methodNotAllowed();
       if (path === logoutPath) {
         this.deps.sessions.revoke(req);
@@ -63,7 +62,10 @@ export class ConsoleHandler {
       }
       const user = await loginUser(parseJson(await readBody(req, maxLoginBytes)), this.deps);
       const session = this.deps.sessions.open(user);
-      writeJson(res, 201, JSON.stringify({ token: session.token, user: { username: user.name, groups: user.groups }, expires: new Date(session.expires).toISOString() }));
+      const body = JSON.stringify({ token: session.token, user: { username: user.name, groups: user.groups }, expires: new Date(session.expires).toISOString() });
+      // The session token must not be kept by any cache.
+      res.writeHead(201, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store' });
+      res.end(body);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') throw methodNotAllowed();
