@@ -1,12 +1,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CoreEvent, Pod } from '../../src/api/types.js';
-import { formatReady, formatRestarts, summarizePod } from '../../src/api/pod/status.js';
+import { formatReady, formatRestarts, isPodPhaseTerminal, podConditionTrue, summarizePod } from '../../src/api/pod/status.js';
 import type { PodTimeline, SchedulingAttemptSummary } from '../../src/api/timeline/types.js';
 import { timelineAPIVersion } from '../../src/api/timeline/types.js';
 import { ApiError, lines, request } from './api.js';
 import { age, ErrorBox, Loading } from './common.js';
 import { useLiveList, useNow } from './hooks.js';
 import { Waterfall } from './waterfall.js';
+
+/** A pod on its way up or down: its waterfall runs to now; a Ready or finished one ends at its last step. */
+const stillMoving = (pod: Pod) => !isPodPhaseTerminal(pod.status?.phase) && (pod.metadata?.deletionTimestamp !== undefined || !podConditionTrue(pod, 'Ready'));
 
 const field = (name: string, value: string) => `fieldSelector=${encodeURIComponent(`${name}=${value}`)}`;
 
@@ -54,7 +57,7 @@ export function PodPage({ namespace, name }: { namespace: string; name: string }
       <h2>Timeline</h2>
       {timelines.error && <ErrorBox error={timelines.error} />}
       {!timelines.items && !timelines.error && <Loading />}
-      {timelines.items && (timeline ? <Waterfall steps={timeline.steps} /> : <p class="muted">No timeline recorded for this pod.</p>)}
+      {timelines.items && (timeline ? <Waterfall timeline={timeline} now={pod && stillMoving(pod) ? now : undefined} /> : <p class="muted">No timeline recorded for this pod.</p>)}
 
       <h2>Events</h2>
       {events.error && <ErrorBox error={events.error} />}
