@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CoreEvent, Pod } from '../../src/api/types.js';
+import type { CoreEvent, Lease, Node, Pod } from '../../src/api/types.js';
+import { explainPod } from '../../src/api/timeline/why.js';
 import { formatReady, formatRestarts, isPodPhaseTerminal, podConditionTrue, summarizePod } from '../../src/api/pod/status.js';
 import type { PodTimeline, SchedulingAttemptSummary } from '../../src/api/timeline/types.js';
 import { timelineAPIVersion } from '../../src/api/timeline/types.js';
@@ -24,6 +25,14 @@ export function PodPage({ namespace, name }: { namespace: string; name: string }
   // The pod's own record, or (the pod gone) the newest one kept for its name.
   const timeline = (timelines.items ?? []).filter((t) => !uid || t.pod.uid === uid).sort((a, b) => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''))[0];
   const summary = pod && summarizePod(pod);
+  const nodeName = pod?.spec?.nodeName;
+  // The node and its Lease tell "unreachable" apart; a user who may not read them gets the rest.
+  const nodes = useLiveList<Node>(nodeName ? `/api/v1/nodes?${field('metadata.name', nodeName)}` : undefined);
+  const leases = useLiveList<Lease>(nodeName ? `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?${field('metadata.name', nodeName)}` : undefined);
+  const why =
+    pods.items && timelines.items && (pod || timeline)
+      ? explainPod({ pod, timeline, events: events.items, node: nodes.items ? (nodes.items[0] ?? null) : undefined, lease: leases.items?.[0], now })
+      : undefined;
   const attempt = timeline?.steps.filter((s) => s.step === 'SchedulingAttempt' && s.scheduling).at(-1)?.scheduling;
 
   return (
@@ -35,6 +44,11 @@ export function PodPage({ namespace, name }: { namespace: string; name: string }
       {pods.error && <ErrorBox error={pods.error} />}
       {!pods.items && !pods.error && <Loading />}
       {pods.items && !pod && <p class="muted">The pod is gone{timeline ? '; its timeline is kept.' : '.'}</p>}
+      {why && (
+        <p class="why" role="status">
+          {why.message}
+        </p>
+      )}
       {pod && summary && (
         <dl class="facts">
           <dt>Status</dt>
