@@ -188,12 +188,18 @@ function Logs({ pod }: { pod: Pod }) {
     const abort = new AbortController();
     const query = new URLSearchParams({ container, tailLines: '500', ...(follow ? { follow: 'true' } : {}) });
     void (async () => {
-      try {
-        const res = await request(`/api/v1/namespaces/${ns}/pods/${name}/log?${query.toString()}`, { signal: abort.signal });
-        for await (const line of lines(res)) setText((t) => [...t.slice(-999), line]);
-      } catch (err) {
-        if (err instanceof ApiError) setError(err);
-      }
+      // A followed stream ends with its container (a restart): follow the next one from its start.
+      do {
+        try {
+          const res = await request(`/api/v1/namespaces/${ns}/pods/${name}/log?${query.toString()}`, { signal: abort.signal });
+          setText([]);
+          setError(undefined);
+          for await (const line of lines(res)) setText((t) => [...t.slice(-999), line]);
+        } catch (err) {
+          if (err instanceof ApiError) setError(err);
+        }
+        if (follow) await new Promise((resolve) => setTimeout(resolve, 1000));
+      } while (follow && !abort.signal.aborted);
     })();
     return () => abort.abort();
   }, [ns, name, container, follow]);

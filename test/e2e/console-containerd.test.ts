@@ -92,10 +92,16 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     await page.getByLabel('Container').selectOption('nginx');
     await page.getByRole('button', { name: 'Follow' }).click();
     const marker = `tlc-console-${Date.now()}`;
+    // nginx restarts now and then (its liveness probe asks for /healthz): write again until seen.
+    let seen = '';
     await eventually(async () => {
-      k(['exec', 'web', '-c', 'nginx', '--', 'sh', '-c', `echo ${marker} > /proc/1/fd/1`]);
-      return ((await page.locator('pre.logs').textContent()) ?? '').includes(marker) ? true : undefined;
-    }, 'the marker line in the followed log', 30_000);
+      kubectl(cluster, ['exec', 'web', '-c', 'nginx', '--', 'sh', '-c', `echo ${marker} > /proc/1/fd/1`]);
+      seen = (await page.locator('pre.logs').textContent()) ?? '';
+      return seen.includes(marker) ? true : undefined;
+    }, 'the marker line in the followed log', 30_000).catch(async (err: Error) => {
+      await shot('pod-web-logs-failed');
+      throw new Error(`${err.message}; the log box has:\n${seen.slice(-2000)}`);
+    });
     await shot('pod-web-logs');
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByLabel('Bearer token').waitFor();
@@ -106,6 +112,9 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     const r = spawnSync(process.execPath, [kiteBin, 'kubeconfig', '--user', 'tlc-nobody', '--out', file, '--kubeconfig', cluster.kubeconfig], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(kubectl({ kubeconfig: file }, ['get', 'pods']).code, 1);
+    // Whatever the tests before left, start logged out.
+    await page.evaluate('sessionStorage.clear()');
+    await page.goto(`${cluster.url}/ui/`);
     await page.getByLabel(/Kubeconfig file/).setInputFiles(file);
     await page.getByText('tlc-nobody').waitFor();
     const error = page.getByRole('alert');
