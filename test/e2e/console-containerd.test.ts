@@ -61,7 +61,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
 
     await page.getByLabel('Bearer token').fill('tlc-admin-token');
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByText('console-admin').waitFor();
+    await page.locator('header .user', { hasText: 'console-admin' }).waitFor();
     const webRow = page.locator('tr', { has: page.getByRole('link', { name: 'web', exact: true }) });
     await webRow.waitFor();
     await eventually(async () => {
@@ -89,7 +89,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
   });
 
   it('follows the web pod\'s log: a line written now appears', async () => {
-    await page.getByLabel('Container').selectOption('nginx');
+    await page.locator('section[aria-label="Logs"] select').selectOption('nginx');
     await page.getByRole('button', { name: 'Follow' }).click();
     const marker = `tlc-console-${Date.now()}`;
     // nginx restarts now and then (its liveness probe asks for /healthz): write again until seen.
@@ -116,7 +116,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     await page.evaluate('sessionStorage.clear()');
     await page.goto(`${cluster.url}/ui/`);
     await page.getByLabel(/Kubeconfig file/).setInputFiles(file);
-    await page.getByText('tlc-nobody').waitFor();
+    await page.locator('header .user', { hasText: 'tlc-nobody' }).waitFor();
     const error = page.getByRole('alert');
     await error.first().waitFor();
     const text = (await error.first().textContent()) ?? '';
