@@ -88,6 +88,21 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     await shot('pod-web');
   });
 
+  it("a Pending pod's page shows the scheduler's per-node verdicts and its why line", async () => {
+    const pending = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'tlc-pending' }, spec: { nodeSelector: { 'tlc.kite.dev/disk': 'none' }, terminationGracePeriodSeconds: 0, containers: [{ name: 'sh', image: 'busybox:1.35', command: ['sleep', '3600'] }] } };
+    assert.equal(kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(pending)).trim(), 'pod/tlc-pending created');
+    await page.goto(`${cluster.url}/ui/#/pods/default/tlc-pending`);
+    const verdicts = page.locator('section[aria-label="Scheduling verdicts"]');
+    await verdicts.waitFor({ timeout: 30_000 });
+    await verdicts.locator('td', { hasText: cluster.nodeName }).first().waitFor();
+    assert.match((await verdicts.textContent()) ?? '', /NodeAffinity/);
+    assert.match((await verdicts.locator('.message').textContent()) ?? '', /^0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector/);
+    assert.match((await page.locator('.why').textContent()) ?? '', /^Pending/);
+    await shot('pod-pending');
+    await page.goto(`${cluster.url}/ui/#/pods/default/web`);
+    await page.getByRole('heading', { name: 'web' }).waitFor();
+  });
+
   it('follows the web pod\'s log: a line written now appears', async () => {
     await page.locator('section[aria-label="Logs"] select').selectOption('nginx');
     await page.getByRole('button', { name: 'Follow' }).click();
