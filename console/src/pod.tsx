@@ -77,7 +77,7 @@ export function PodPage({ namespace, name }: { namespace: string; name: string }
       {events.error && <ErrorBox error={events.error} />}
       {events.items && <EventList events={events.items.filter((e) => !uid || e.involvedObject.uid === uid)} now={now} />}
 
-      {pod && <Logs pod={pod} />}
+      {pod?.spec?.nodeName && <Logs pod={pod} />}
     </main>
   );
 }

@@ -99,6 +99,12 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     assert.match((await verdicts.locator('.message').textContent()) ?? '', /^0\/1 nodes are available: 1 node\(s\) didn't match Pod's node affinity\/selector/);
     assert.match((await page.locator('.why').textContent()) ?? '', /^Pending/);
     await shot('pod-pending');
+    await page.getByRole('link', { name: 'Nodes' }).click();
+    const nodeRow = page.locator('tr', { has: page.locator('td', { hasText: cluster.nodeName }) });
+    await nodeRow.waitFor();
+    assert.equal(await nodeRow.locator('td').nth(1).textContent(), 'Ready');
+    assert.match((await nodeRow.textContent()) ?? '', /Ready=True/);
+    await shot('nodes');
     await page.goto(`${cluster.url}/ui/#/pods/default/web`);
     await page.getByRole('heading', { name: 'web' }).waitFor();
   });
