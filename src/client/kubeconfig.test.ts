@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadKubeconfig, parseKubeconfig } from './kubeconfig.js';
+import { kubeconfigFiles, loadKubeconfig, loadKubeconfigChain, parseKubeconfig } from './kubeconfig.js';
 
 let dir: string;
 before(async () => {
@@ -89,4 +89,30 @@ void test('errors', () => {
     ['both', config, 'client-certificate-data and client-certificate are both specified for both; please specify only one'],
   ];
   for (const [context, text, message] of cases) assert.throws(() => parseKubeconfig(text, { dir, context }), { message }, context);
+});
+
+test('$KUBECONFIG with several files: the first to name an entry or set current-context wins; paths resolve per file', async () => {
+  const a = join(dir, 'a', 'config');
+  const b = join(dir, 'b.yaml');
+  await mkdir(join(dir, 'a'), { recursive: true });
+  await writeFile(join(dir, 'a', 'ca.crt'), 'A-CA');
+  await writeFile(
+    a,
+    `clusters:\n- name: one\n  cluster: {server: 'https://127.0.0.1:1', certificate-authority: ca.crt}\nusers:\n- name: u\n  user: {token: a-token}\ncontexts:\n- name: ctx-a\n  context: {cluster: one, user: u, namespace: team-a}\n`,
+  );
+  await writeFile(
+    b,
+    `current-context: ctx-b\nclusters:\n- name: one\n  cluster: {server: 'https://127.0.0.1:9'}\n- name: two\n  cluster: {server: 'https://127.0.0.1:2', certificate-authority: ca.crt}\nusers:\n- name: u\n  user: {token: b-token}\ncontexts:\n- name: ctx-b\n  context: {cluster: two, user: u}\n`,
+  );
+  const env = [a, join(dir, 'missing'), b].join(':');
+  const current = loadKubeconfigChain({ env });
+  assert.equal(current.server, 'https://127.0.0.1:2');
+  assert.equal(current.token, 'a-token');
+  assert.equal(String(current.ca), 'CA-PEM');
+  assert.equal(current.namespace, undefined);
+  const named = loadKubeconfigChain({ env, context: 'ctx-a' });
+  assert.deepEqual([named.server, String(named.ca), named.namespace], ['https://127.0.0.1:1', 'A-CA', 'team-a']);
+  assert.equal(loadKubeconfigChain({ env, kubeconfig: b }).token, 'b-token');
+  assert.throws(() => loadKubeconfigChain({ env, kubeconfig: join(dir, 'nope') }), /no such file/);
+  assert.deepEqual(kubeconfigFiles(undefined, ''), [join(homedir(), '.kube', 'config')]);
 });

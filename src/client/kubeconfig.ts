@@ -1,8 +1,9 @@
 // Kubeconfig loading (the subset kite writes and kubectl users have): the current (or a named)
 // context → its cluster's server and CA, its user's client certificate/key or token.
 // File references resolve against the kubeconfig's own directory, as clientcmd does.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import type { RestConfig } from './rest.js';
@@ -73,6 +74,51 @@ export function parseKubeconfig(text: string, opts: { dir?: string; context?: st
   };
   if (config.insecureSkipTLSVerify && config.ca) throw new Error('specifying a root certificates file with the insecure flag is not allowed');
   return config;
+}
+
+const fileFields: Record<string, string[]> = {
+  clusters: ['certificate-authority'],
+  users: ['client-certificate', 'client-key', 'tokenFile'],
+};
+
+/**
+ * Several kubeconfigs as one, as clientcmd merges $KUBECONFIG: the first file to name a cluster,
+ * user or context (or to set current-context) wins; each file's relative paths resolve against
+ * its own directory; files that do not exist are skipped.
+ */
+export function mergeKubeconfigs(files: readonly string[]): string {
+  const merged: Kubeconfig & Record<string, unknown> = { clusters: [], users: [], contexts: [] };
+  for (const file of files) {
+    if (!existsSync(file)) continue;
+    const kc = (parse(readFileSync(file, 'utf8')) ?? {}) as Kubeconfig & Record<string, unknown>;
+    const dir = path.dirname(path.resolve(file));
+    merged['current-context'] ||= kc['current-context'];
+    for (const list of ['clusters', 'users', 'contexts'] as const) {
+      const field = list.slice(0, -1);
+      for (const e of kc[list] ?? []) {
+        const target = merged[list] as { name: string }[];
+        if (target.some((x) => x.name === e.name)) continue;
+        const body = { ...((e as Record<string, unknown>)[field] as Record<string, unknown> | undefined) };
+        for (const f of fileFields[list] ?? []) if (typeof body[f] === 'string' && body[f]) body[f] = path.resolve(dir, body[f]);
+        target.push({ name: e.name, [field]: body } as { name: string });
+      }
+    }
+  }
+  return JSON.stringify(merged);
+}
+
+/** The kubeconfig files kubectl would read: --kubeconfig, else each of $KUBECONFIG, else ~/.kube/config. */
+export function kubeconfigFiles(explicit: string | undefined, env: string | undefined = process.env.KUBECONFIG): string[] {
+  if (explicit) return [explicit];
+  const fromEnv = (env ?? '').split(path.delimiter).filter(Boolean);
+  return fromEnv.length ? fromEnv : [path.join(os.homedir(), '.kube', 'config')];
+}
+
+/** The RestConfig kubectl would use: the files above merged, then --context (or the current context). */
+export function loadKubeconfigChain(opts: { kubeconfig?: string; context?: string; env?: string }): RestConfig {
+  const files = kubeconfigFiles(opts.kubeconfig, opts.env);
+  if (opts.kubeconfig && !existsSync(opts.kubeconfig)) throw new Error(`stat ${opts.kubeconfig}: no such file or directory`);
+  return parseKubeconfig(mergeKubeconfigs(files), { context: opts.context });
 }
 
 export async function loadKubeconfig(file: string, context?: string): Promise<RestConfig> {

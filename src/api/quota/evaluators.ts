@@ -159,6 +159,11 @@ function podAggregate(pod: Pod, pick: (c: Container) => Record<string, string | 
   return addUsage(total, isLimits ? maskUsage(overhead, total.keys()) : overhead);
 }
 
+/** The pod's effective requests (resourcehelper.PodRequests), also what "needs" means in kite why. */
+export function podRequests(pod: Pod): Usage {
+  return podAggregate(pod, (c) => c.resources?.requests as Record<string, string> | undefined, false);
+}
+
 /** QuotaV1Pod: terminal pods, and pods past their deletion grace, no longer hold compute quota. */
 export function podCountsForQuota(pod: Pod, now: number): boolean {
   if (isPodPhaseTerminal(pod.status?.phase)) return false;
@@ -172,7 +177,7 @@ export function podCountsForQuota(pod: Pod, now: number): boolean {
 function podUsage(pod: Pod, now: number): Usage {
   const u: Usage = new Map([[podCountName, one()]]);
   if (!podCountsForQuota(pod, now)) return u;
-  const requests = podAggregate(pod, (c) => c.resources?.requests as Record<string, string> | undefined, false);
+  const requests = podRequests(pod);
   const limits = podAggregate(pod, (c) => c.resources?.limits as Record<string, string> | undefined, true);
   return addUsage(u, computeUsage(requests, limits));
 }
