@@ -5,6 +5,7 @@ import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
 import { runInThread } from '../client/component-thread.js';
 import { service } from '../util/lifecycle.js';
+import { BatchingTimelineRecorder } from '../client/timeline/recorder.js';
 import { Scheduler } from './scheduler.js';
 
 const logger = newLogger('scheduler');
@@ -13,12 +14,14 @@ runInThread({
   logger,
   make: (config) => {
     const rest = new RestClient(config);
-    const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger });
+    const timeline = new BatchingTimelineRecorder({ rest, clock: realClock, logger });
+    const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger, timeline });
     return service(
       'kube-scheduler',
       () => scheduler.start(),
       async () => {
         await scheduler.stop();
+        await timeline.stop();
         rest.close();
       },
     );
