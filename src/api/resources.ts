@@ -173,6 +173,16 @@ export const reviewResources: readonly ResourceInfo[] = [
   res('authorization.k8s.io', 'v1', 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true, { verbs: ['create'] }),
 ];
 
+/**
+ * kite's pod timeline (timeline.kite.dev): PodTimelines are read-only (the API server keeps them
+ * from the steps components send), PodTimelineStepBatches create-only and never stored, as the
+ * review kinds.
+ */
+export const timelineResources: readonly ResourceInfo[] = [
+  res('timeline.kite.dev', 'v1alpha1', 'podtimelines', 'PodTimeline', true, { shortNames: ['ptl'], verbs: ['get', 'list', 'watch'] }),
+  res('timeline.kite.dev', 'v1alpha1', 'podtimelinestepbatches', 'PodTimelineStepBatch', false, { verbs: ['create'] }),
+];
+
 /** A review kind's resource, e.g. ('authorization.k8s.io', 'subjectaccessreviews'). */
 export function reviewResource(group: string, resource: string): ResourceInfo {
   const r = reviewResources.find((x) => x.group === group && x.resource === resource);

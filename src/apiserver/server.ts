@@ -41,6 +41,9 @@ import { ensureRbacPolicy } from './authz/rbac/bootstrappolicy/reconcile.js';
 import type { EscalationDeps } from './authz/rbac/escalation.js';
 import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { reviewGroupVersions } from './reviews/api.js';
+import { TimelineStore } from './timeline/store.js';
+import type { TimelineSink } from './timeline/sink.js';
+import { timelineGroupVersion } from './timeline/api.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -121,6 +124,8 @@ export interface ApiServerOptions {
   audit?: { policyFile?: string; log?: Omit<LogBackendOptions, 'clock' | 'logger'> };
   /** --encryption-provider-config: an EncryptionConfiguration file (resources stored encrypted). */
   encryptionProviderConfig?: string;
+  /** --pod-timeline (default on), --pod-timeline-retention, --pod-timeline-max-pods. */
+  podTimeline?: { enabled?: boolean; retentionMs?: number; maxPods?: number };
   clock?: Clock;
   logger: Logger;
 }
@@ -174,6 +179,8 @@ export class ApiServer implements Service {
   private advertiseAbort = new AbortController();
   private endpointReconciler?: LeaseEndpointReconciler;
   private auditBackend?: AuditBackend;
+  /** The pod timelines (timeline.kite.dev), kept in DATA/timeline.db. */
+  private timeline?: TimelineStore;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -216,6 +223,10 @@ export class ApiServer implements Service {
     this.compactor.start();
     this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
     this.eventSweeper.start();
+    // What else hears of recorded steps (the OTLP exporter): pushed here.
+    const timelineSinks: TimelineSink[] = [];
+    this.timeline = new TimelineStore({ ...this.opts.podTimeline, file: join(dataDir, 'timeline.db'), sinks: timelineSinks, clock: this.clock, logger });
+    await this.timeline.start();
 
     const issuer = await this.tokenIssuer();
     const tokens: Authenticator[] = [];
@@ -274,6 +285,7 @@ export class ApiServer implements Service {
     });
     for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient, tokens: issuer })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
+    router.register(timelineGroupVersion({ store: this.timeline, pods: { version: () => reg.cacheChanges('pods'), pods: () => reg.cachedList('pods') }, clock: this.clock }));
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
     const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
     for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
@@ -472,6 +484,7 @@ export class ApiServer implements Service {
       await closeServer(this.server);
     }
     await this.store?.close();
+    await this.timeline?.stop();
     this.auditBackend?.close();
   }
 

@@ -59,11 +59,15 @@ export const serverUsage = `  server   Run the API server.
            --audit-log-format json     the format of audit events (json only)
            --encryption-provider-config FILE  an EncryptionConfiguration (apiserver.config.k8s.io/v1): the resources stored
                                        encrypted (aescbc, aesgcm, secretbox; the first provider writes, all read)
+           --pod-timeline true|false   keep each pod's timeline (timeline.kite.dev podtimelines; default true); false:
+                                       components' steps are accepted and dropped
+           --pod-timeline-retention DURATION  how long a timeline outlives its pod, default 24h0m0s
+           --pod-timeline-max-pods N   timelines kept at most (deleted pods' go first), default 20000
 `;
 
 const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration', 'encryption-provider-config', 'audit-policy-file', 'audit-log-path', 'audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage', 'audit-log-format'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration', 'encryption-provider-config', 'audit-policy-file', 'audit-log-path', 'audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage', 'audit-log-format', 'pod-timeline', 'pod-timeline-retention', 'pod-timeline-max-pods'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -92,8 +96,18 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     serviceAccountMaxTokenExpirationSeconds: maxTokenExpiration(args),
     encryptionProviderConfig: optionalPath(args.flags.get('encryption-provider-config')),
     audit: auditOptions(args),
+    podTimeline: podTimelineOptions(args),
     logger,
   };
+}
+
+/** --pod-timeline, --pod-timeline-retention and --pod-timeline-max-pods. */
+function podTimelineOptions(args: ParsedArgs): ApiServerOptions['podTimeline'] {
+  const enabled = args.flags.get('pod-timeline');
+  if (enabled !== undefined && enabled !== 'true' && enabled !== 'false') throw new Error(`--pod-timeline must be true or false, got "${enabled}"`);
+  const maxPods = wholeNumber(args, 'pod-timeline-max-pods');
+  if (maxPods === 0) throw new Error('--pod-timeline-max-pods must be positive');
+  return { enabled: enabled !== 'false', retentionMs: positiveDuration(args, 'pod-timeline-retention'), maxPods };
 }
 
 /** kube-apiserver's check: an issuer with a colon must be a URL. */

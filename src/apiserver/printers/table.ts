@@ -26,6 +26,7 @@ import { certificateSigningRequestPrinter } from './certificates.js';
 import { jobPrinter } from './batch.js';
 import { horizontalPodAutoscalerPrinter } from './autoscaling.js';
 import { podDisruptionBudgetPrinter } from './policy.js';
+import { podTimelinePrinter } from './timeline.js';
 
 export type { TableColumnDefinition, TableRowCondition } from './printer.js';
 
@@ -100,6 +101,7 @@ const printers = new Map<string, Printer>([
   ['admissionregistration.k8s.io/ValidatingWebhookConfiguration', webhookConfigurationPrinter],
   ['admissionregistration.k8s.io/ValidatingAdmissionPolicy', validatingAdmissionPolicyPrinter],
   ['admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding', validatingAdmissionPolicyBindingPrinter],
+  ['timeline.kite.dev/PodTimeline', podTimelinePrinter],
 ]);
 
 /** Kinds without a printer of their own: NAME and CREATED AT, as upstream's default table convertor. */

@@ -20,6 +20,8 @@ import { Registries } from '../registry/registries.js';
 import { storageGroupVersions, type APIGroupVersion } from '../router.js';
 import type { TokenIssuer } from '../handlers/tokenrequest.js';
 import { ignoreAnnotation } from '../chain.js';
+import type { TimelineStore } from '../timeline/store.js';
+import { timelineGroupVersion } from '../timeline/api.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -46,6 +48,8 @@ export interface FakeApiOptions {
   admission?: AdmissionPluginFlags;
   /** The service-account token issuer behind serviceaccounts/token (absent: it answers 503). */
   tokens?: TokenIssuer;
+  /** Serves timeline.kite.dev from this store (absent: that group is not served). */
+  timeline?: TimelineStore;
 }
 
 export class FakeApi {
@@ -61,8 +65,11 @@ export class FakeApi {
     readonly registries: Registries,
     clock: Clock,
     tokens?: TokenIssuer,
+    timeline?: TimelineStore,
   ) {
-    this.groupVersions = new Map(storageGroupVersions({ registries, clock, tokens }).map((gv) => [`${gv.group}/${gv.version}`, gv]));
+    const groupVersions = storageGroupVersions({ registries, clock, tokens });
+    if (timeline) groupVersions.push(timelineGroupVersion({ store: timeline, pods: { version: () => registries.cacheChanges('pods'), pods: () => registries.cachedList('pods') }, clock }));
+    this.groupVersions = new Map(groupVersions.map((gv) => [`${gv.group}/${gv.version}`, gv]));
   }
 
   /** A started server with the objects a fresh cluster has (default, kube-system, kube-public, ...). */
@@ -77,7 +84,7 @@ export class FakeApi {
     const registries: Registries = new Registries({ store, clock, admitter, synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
-    return new FakeApi(store, registries, clock, opts.tokens);
+    return new FakeApi(store, registries, clock, opts.tokens, opts.timeline);
   }
 
   /** A client that reaches this server as user (default: the cluster admin). */

@@ -1,0 +1,81 @@
+// How recorded steps join a pod's kept steps: sorted by start, a series (a step with `count`)
+// replacing its earlier self, a resent step (a batch retried after a lost answer) replacing its
+// copy, and a per-pod cap that drops repeats before anything else.
+import type { TimelineStep } from '../../api/timeline/types.js';
+import { getOwn } from '../../util/own.js';
+
+/** Steps of one series share this: the step, its container and the probe kind. */
+function seriesKey(s: TimelineStep): string {
+  const probe = s.attributes ? getOwn(s.attributes, 'probe') : undefined;
+  return `${s.step}\0${s.container ?? ''}\0${probe ?? ''}`;
+}
+
+/** The same step sent twice: same series, same recorder, same start. */
+function identityKey(s: TimelineStep): string {
+  return `${seriesKey(s)}\0${s.component}\0${s.start}`;
+}
+
+/** Start times are normalized MicroTimes (same length, UTC), so they sort as strings. */
+const byStart = (a: TimelineStep, b: TimelineStep) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0);
+
+export interface MergeResult {
+  steps: TimelineStep[];
+  /** The incoming steps that were kept (new or replacing a stored one). */
+  added: TimelineStep[];
+  /** Steps were dropped to stay within the cap. */
+  truncated: boolean;
+}
+
+/** A new array: `stored` is never changed (watchers and the history ring hold it). */
+export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly TimelineStep[], maxSteps: number): MergeResult {
+  const steps = [...stored];
+  const added: TimelineStep[] = [];
+  let sorted = true;
+  for (const step of incoming) {
+    const series = step.count !== undefined;
+    const key = series ? seriesKey(step) : identityKey(step);
+    let at = -1;
+    for (let i = steps.length - 1; i >= 0; i--) {
+      if ((series ? seriesKey(steps[i]!) : identityKey(steps[i]!)) === key) {
+        at = i;
+        break;
+      }
+    }
+    if (at >= 0) {
+      // A series keeps its first start; the incoming row carries the latest count and lastTime.
+      if (steps[at]!.start !== step.start) sorted = false;
+      steps[at] = step;
+    } else {
+      if (steps.length > 0 && byStart(steps[steps.length - 1]!, step) > 0) sorted = false;
+      steps.push(step);
+    }
+    added.push(step);
+  }
+  if (!sorted) steps.sort(byStart);
+  if (steps.length <= maxSteps) return { steps, added, truncated: false };
+  return { steps: capSteps(steps, maxSteps), added, truncated: true };
+}
+
+/**
+ * Drops the oldest repeats first (a step that occurs again later for the same container and probe,
+ * e.g. one scheduling attempt of many), then the oldest steps, down to max.
+ */
+function capSteps(steps: TimelineStep[], max: number): TimelineStep[] {
+  let excess = steps.length - max;
+  const drop = new Set<number>();
+  const seen = new Set<string>();
+  // From the newest back: every earlier occurrence of a key already seen is a repeat.
+  const repeats: number[] = [];
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const key = seriesKey(steps[i]!);
+    if (seen.has(key)) repeats.push(i);
+    else seen.add(key);
+  }
+  for (let j = repeats.length - 1; j >= 0 && excess > 0; j--, excess--) drop.add(repeats[j]!);
+  for (let i = 0; i < steps.length && excess > 0; i++) {
+    if (drop.has(i)) continue;
+    drop.add(i);
+    excess--;
+  }
+  return steps.filter((_, i) => !drop.has(i));
+}

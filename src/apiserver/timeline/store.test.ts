@@ -1,0 +1,178 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { microTime } from '../../api/time.js';
+import type { TimelineStep, TimelineStepName } from '../../api/timeline/types.js';
+import { StatusError } from '../../api/errors.js';
+import { FakeClock } from '../../util/clock.js';
+import { TimelineStore, type TimelineEvent, type TimelineStoreOptions } from './store.js';
+import type { TimelineSink } from './sink.js';
+
+const clock0 = Date.UTC(2026, 0, 1);
+const logger = pino({ level: 'silent' });
+const pod = (uid: string, name = `pod-${uid}`, namespace = 'default') => ({ uid, name, namespace });
+const step = (name: TimelineStepName, atMs: number, extra: Partial<TimelineStep> = {}): TimelineStep => ({ step: name, component: 'test', start: microTime(clock0 + atMs), ...extra });
+
+async function storeWith(opts: Partial<TimelineStoreOptions> = {}): Promise<{ store: TimelineStore; clock: FakeClock }> {
+  const clock = new FakeClock(clock0);
+  const store = new TimelineStore({ clock, logger, ...opts });
+  await store.start();
+  return { store, clock };
+}
+
+describe('TimelineStore merge', () => {
+  it('keeps steps sorted by start whatever order they arrive in, and fills the pod from the steps', async () => {
+    const { store } = await storeWith();
+    store.record([{ pod: pod('u1'), steps: [step('Bound', 300, { attributes: { node: 'n1' } }), step('RequestReceived', 0)] }]);
+    store.record([{ pod: pod('u1'), steps: [step('SchedulingQueued', 100), step('CreatedByController', 50, { attributes: { controller: 'replicaset-controller', ownerKind: 'ReplicaSet', ownerName: 'web-1' } })] }]);
+    const t = store.get('default', 'u1')!;
+    assert.deepEqual(
+      t.steps.map((s) => s.step),
+      ['RequestReceived', 'CreatedByController', 'SchedulingQueued', 'Bound'],
+    );
+    assert.deepEqual(t.pod, { namespace: 'default', name: 'pod-u1', uid: 'u1', nodeName: 'n1', owner: { kind: 'ReplicaSet', name: 'web-1' } });
+    assert.equal(store.get('other', 'u1'), undefined, 'a timeline is found only in its pod namespace');
+  });
+
+  it('replaces a series step (same step, container and probe) instead of adding a row', async () => {
+    const { store } = await storeWith();
+    const probe = (count: number, kind: string) => step('ProbeFailed', 1000, { container: 'app', count, lastTime: microTime(clock0 + 1000 * count), attributes: { probe: kind } });
+    store.record([{ pod: pod('u1'), steps: [probe(1, 'readiness'), probe(1, 'liveness')] }]);
+    store.record([{ pod: pod('u1'), steps: [probe(3, 'readiness')] }]);
+    const rows = store.get('default', 'u1')!.steps;
+    assert.equal(rows.length, 2);
+    assert.equal(rows.find((s) => s.attributes?.probe === 'readiness')?.count, 3);
+    assert.equal(rows.find((s) => s.attributes?.probe === 'liveness')?.count, 1);
+  });
+
+  it('keeps one copy of a step sent twice (a batch retried after a lost answer)', async () => {
+    const { store } = await storeWith();
+    const batch = [{ pod: pod('u1'), steps: [step('SandboxCreated', 10), step('PodIPAssigned', 20)] }];
+    store.record(batch);
+    store.record(batch);
+    assert.equal(store.get('default', 'u1')!.steps.length, 2);
+  });
+
+  it('drops the oldest repeats first at the per-pod cap and says it truncated', async () => {
+    const { store } = await storeWith({ maxStepsPerPod: 4 });
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0), step('SchedulingAttempt', 10), step('SchedulingAttempt', 20), step('SchedulingAttempt', 30), step('Bound', 40)] }]);
+    const t = store.get('default', 'u1')!;
+    assert.equal(t.truncated, true);
+    assert.deepEqual(
+      t.steps.map((s) => `${s.step}@${Date.parse(s.start) - clock0}`),
+      ['RequestReceived@0', 'SchedulingAttempt@20', 'SchedulingAttempt@30', 'Bound@40'],
+    );
+  });
+
+  it('tells every sink the merged timeline and the steps that were added, and survives one that throws', async () => {
+    const seen: string[] = [];
+    const sinks: TimelineSink[] = [
+      {
+        stepsRecorded: () => {
+          throw new Error('broken sink');
+        },
+      },
+      { stepsRecorded: (t, added) => seen.push(`${t.metadata.name}:${added.map((s) => s.step).join(',')}:${t.steps.length}`) },
+    ];
+    const { store } = await storeWith({ sinks });
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+    store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
+    assert.deepEqual(seen, ['u1:RequestReceived:1', 'u1:Persisted:2']);
+  });
+
+  it('keeps nothing when turned off', async () => {
+    const { store } = await storeWith({ enabled: false });
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+    assert.equal(store.size, 0);
+    assert.deepEqual(store.list({ namespace: '' }), []);
+  });
+});
+
+describe('TimelineStore retention and caps', () => {
+  it('removes a record the retention after its pod was deleted, on the clock', async () => {
+    const { store, clock } = await storeWith({ retentionMs: 60 * 60_000, sweepIntervalMs: 60_000 });
+    store.record([{ pod: pod('gone'), steps: [step('RequestReceived', 0), step('Deleted', 1000)] }]);
+    store.record([{ pod: pod('alive'), steps: [step('RequestReceived', 0)] }]);
+    assert.equal(store.get('default', 'gone')!.deletedAt, microTime(clock0 + 1000));
+    await clock.advance(59 * 60_000);
+    assert.ok(store.get('default', 'gone'), 'kept within the retention');
+    await clock.advance(2 * 60_000);
+    assert.equal(store.get('default', 'gone'), undefined);
+    assert.ok(store.get('default', 'alive'), 'a live pod is never expired');
+  });
+
+  it('evicts deleted pods first (earliest deletion first), then the oldest, at the global cap', async () => {
+    const { store } = await storeWith({ maxPods: 3 });
+    store.record([{ pod: pod('a'), steps: [step('RequestReceived', 0)] }]);
+    store.record([{ pod: pod('b'), steps: [step('RequestReceived', 0), step('Deleted', 500)] }]);
+    store.record([{ pod: pod('c'), steps: [step('RequestReceived', 0), step('Deleted', 200)] }]);
+    store.record([{ pod: pod('d'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(store.list({ namespace: '' }).map((t) => t.metadata.name), ['a', 'b', 'd']);
+    store.record([{ pod: pod('e'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(store.list({ namespace: '' }).map((t) => t.metadata.name), ['a', 'd', 'e']);
+    store.record([{ pod: pod('f'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(store.list({ namespace: '' }).map((t) => t.metadata.name), ['d', 'e', 'f']);
+  });
+});
+
+describe('TimelineStore watch', () => {
+  it('sends the current records, then changes; resumes from a resourceVersion; 410 when too old', async () => {
+    const { store } = await storeWith({ historySize: 3, maxPods: 10 });
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+    const events: TimelineEvent[] = [];
+    const cancel = store.watch({ namespace: 'default' }, undefined, (e) => events.push(e));
+    store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }, { pod: pod('x', 'x', 'other'), steps: [step('RequestReceived', 0)] }]);
+    cancel();
+    store.record([{ pod: pod('u2'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.steps.length}`),
+      ['ADDED u1 1', 'MODIFIED u1 2'],
+    );
+    const from = events[1]!.resourceVersion;
+    const resumed: string[] = [];
+    store.watch({ namespace: '' }, from, (e) => resumed.push(`${e.type} ${e.object.metadata.name}`))();
+    assert.deepEqual(resumed, ['ADDED x', 'ADDED u2']);
+    store.record([{ pod: pod('u3'), steps: [step('RequestReceived', 0)] }, { pod: pod('u4'), steps: [step('RequestReceived', 0)] }]);
+    assert.throws(
+      () => store.watch({ namespace: '' }, from, () => {}),
+      (err: unknown) => err instanceof StatusError && err.code === 410 && /too old resource version/.test(err.message),
+    );
+  });
+
+  it('announces an expired record as DELETED', async () => {
+    const { store, clock } = await storeWith({ retentionMs: 1000, sweepIntervalMs: 1000 });
+    store.record([{ pod: pod('u1'), steps: [step('Deleted', 0)] }]);
+    const events: string[] = [];
+    store.watch({ namespace: 'default' }, store.resourceVersion, (e) => events.push(`${e.type} ${e.object.metadata.name}`));
+    await clock.advance(2000);
+    assert.deepEqual(events, ['DELETED u1']);
+  });
+});
+
+describe('TimelineStore persistence', () => {
+  it('loads what it kept from its file after a restart; a resourceVersion from before is 410', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
+    try {
+      const file = join(dir, 'timeline.db');
+      const first = await storeWith({ file });
+      first.store.record([{ pod: { ...pod('u1'), nodeName: 'n1' }, steps: [step('RequestReceived', 0), step('Bound', 10, { attributes: { node: 'n1' } })] }]);
+      first.store.record([{ pod: pod('u2'), steps: [step('RequestReceived', 0), step('Deleted', 10)] }]);
+      const rv = first.store.resourceVersion;
+      await first.store.stop();
+
+      const second = await storeWith({ file });
+      assert.deepEqual(second.store.get('default', 'u1'), first.store.get('default', 'u1'));
+      assert.equal(second.store.get('default', 'u2')!.deletedAt, microTime(clock0 + 10));
+      assert.equal(second.store.resourceVersion, rv);
+      assert.throws(() => second.store.watch({ namespace: '' }, rv - 1, () => {}), (err: unknown) => err instanceof StatusError && err.code === 410);
+      second.store.record([{ pod: pod('u1'), steps: [step('Ready', 20)] }]);
+      assert.equal(second.store.get('default', 'u1')!.metadata.resourceVersion, String(rv + 1));
+      await second.store.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,289 @@
+// The pod timeline store: one PodTimeline per pod UID, in memory, written through to a SQLite side
+// file (DATA/timeline.db) in one transaction per accepted batch, so a batch answered 201 survives a
+// restart. It is this API server's own file even with etcd storage: each API server keeps the steps
+// it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
+// with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
+// records past the retention after their pod's deletion; a global cap evicts deleted pods' records
+// first, then the oldest.
+import Database from 'better-sqlite3';
+import { expired } from '../../api/errors.js';
+import { rfc3339 } from '../../api/time.js';
+import { timelineAPIVersion, type PodTimeline, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
+import type { Clock, Timer } from '../../util/clock.js';
+import type { Service } from '../../util/lifecycle.js';
+import type { Logger } from '../../util/log.js';
+import { every } from '../../util/periodic.js';
+import { mergeSteps } from './merge.js';
+import type { TimelineSink } from './sink.js';
+
+export type TimelinePod = PodTimeline['pod'];
+
+/** Steps for one pod; the pod's nodeName and owner, when known, fill the timeline's pod. */
+export interface TimelineRecord {
+  pod: TimelinePodRef & Partial<Pick<TimelinePod, 'nodeName' | 'owner'>>;
+  steps: readonly TimelineStep[];
+}
+
+export type TimelineEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface TimelineEvent {
+  type: TimelineEventType;
+  object: PodTimeline;
+  resourceVersion: number;
+}
+
+export interface TimelineStoreOptions {
+  clock: Clock;
+  logger: Logger;
+  /** The SQLite side file; absent: memory only. */
+  file?: string;
+  /** --pod-timeline=false: nothing is kept (default true). */
+  enabled?: boolean;
+  /** --pod-timeline-retention: how long a record outlives its pod (default 24 h). */
+  retentionMs?: number;
+  /** --pod-timeline-max-pods: records kept at most (default 20,000). */
+  maxPods?: number;
+  /** Steps kept per pod before the oldest repeats go (default 1,000). */
+  maxStepsPerPod?: number;
+  /** Watch events kept for resuming (default 1,000). */
+  historySize?: number;
+  /** How often retention runs (default 60 s). */
+  sweepIntervalMs?: number;
+  /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
+  sinks?: readonly TimelineSink[];
+}
+
+export const defaultRetentionMs = 24 * 60 * 60 * 1000;
+export const defaultMaxPods = 20_000;
+
+export interface TimelineFilter {
+  /** '' for every namespace. */
+  namespace: string;
+  matches?: (t: PodTimeline) => boolean;
+}
+
+type Watcher = { filter: TimelineFilter; send: (e: TimelineEvent) => void };
+
+export class TimelineStore implements Service {
+  readonly name = 'pod-timeline-store';
+  /** By pod UID, in the order records were created (the cap evicts from the front). */
+  private readonly timelines = new Map<string, PodTimeline>();
+  private rv = 0;
+  private readonly history: TimelineEvent[] = [];
+  private readonly watchers = new Set<Watcher>();
+  private db?: Database.Database;
+  private upsert?: Database.Statement<[string, string]>;
+  private remove?: Database.Statement<[string]>;
+  private sweeper?: Timer;
+  private readonly retentionMs: number;
+  private readonly maxPods: number;
+  private readonly maxSteps: number;
+  private readonly historySize: number;
+
+  constructor(private readonly opts: TimelineStoreOptions) {
+    this.retentionMs = opts.retentionMs ?? defaultRetentionMs;
+    this.maxPods = opts.maxPods ?? defaultMaxPods;
+    this.maxSteps = opts.maxStepsPerPod ?? 1000;
+    this.historySize = opts.historySize ?? 1000;
+  }
+
+  get enabled(): boolean {
+    return this.opts.enabled ?? true;
+  }
+
+  async start(): Promise<void> {
+    if (!this.enabled) return;
+    if (this.opts.file) {
+      const db = new Database(this.opts.file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec('CREATE TABLE IF NOT EXISTS timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
+      this.upsert = db.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?) ON CONFLICT(uid) DO UPDATE SET body = excluded.body');
+      this.remove = db.prepare('DELETE FROM timelines WHERE uid = ?');
+      const rows = db.prepare('SELECT uid, body FROM timelines ORDER BY rowid').all() as { uid: string; body: string }[];
+      for (const row of rows) {
+        const t = JSON.parse(row.body) as PodTimeline;
+        this.timelines.set(row.uid, t);
+        this.rv = Math.max(this.rv, Number(t.metadata.resourceVersion ?? 0));
+      }
+      this.db = db;
+      if (rows.length) this.opts.logger.info({ pods: rows.length, file: this.opts.file }, 'pod timelines loaded');
+    }
+    this.sweeper = every(this.opts.clock, this.opts.sweepIntervalMs ?? 60_000, () => this.sweep());
+  }
+
+  async stop(): Promise<void> {
+    this.sweeper?.cancel();
+    for (const w of this.watchers) this.watchers.delete(w);
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  /** The store's resourceVersion: the last change's. */
+  get resourceVersion(): number {
+    return this.rv;
+  }
+
+  get size(): number {
+    return this.timelines.size;
+  }
+
+  get(namespace: string, uid: string): PodTimeline | undefined {
+    const t = this.timelines.get(uid);
+    return t && t.metadata.namespace === namespace ? t : undefined;
+  }
+
+  /** Sorted by namespace, then name (the pod UID), as a stored list is. */
+  list(filter: TimelineFilter): PodTimeline[] {
+    const out = [...this.timelines.values()].filter((t) => selected(filter, t));
+    return out.sort((a, b) => compareKeys(a, b));
+  }
+
+  /** The pod's node as the kept record names it (a node may record for pods it ran after they are gone). */
+  nodeOf(uid: string): string | undefined {
+    return this.timelines.get(uid)?.pod.nodeName;
+  }
+
+  /** Merges one batch's records: one transaction, then the watchers and sinks. */
+  record(records: readonly TimelineRecord[]): void {
+    if (!this.enabled || records.length === 0) return;
+    const now = this.opts.clock.now();
+    const changed: { event: TimelineEvent; added: TimelineStep[] }[] = [];
+    for (const rec of records) {
+      if (!rec.pod.uid || rec.steps.length === 0) continue;
+      const before = this.timelines.get(rec.pod.uid);
+      const merged = mergeSteps(before?.steps ?? [], rec.steps, this.maxSteps);
+      const deleted = rec.steps.find((s) => s.step === 'Deleted');
+      const timeline: PodTimeline = {
+        apiVersion: timelineAPIVersion,
+        kind: 'PodTimeline',
+        metadata: {
+          name: rec.pod.uid,
+          namespace: before?.metadata.namespace ?? rec.pod.namespace,
+          creationTimestamp: before?.metadata.creationTimestamp ?? rfc3339(now),
+          resourceVersion: String(++this.rv),
+        },
+        pod: podOf(before?.pod, rec, merged.steps),
+        steps: merged.steps,
+      };
+      const deletedAt = deleted?.start ?? before?.deletedAt;
+      if (deletedAt) timeline.deletedAt = deletedAt;
+      if (merged.truncated || before?.truncated) timeline.truncated = true;
+      // A replaced key keeps its place: the map stays in creation order.
+      this.timelines.set(rec.pod.uid, timeline);
+      changed.push({ event: { type: before ? 'MODIFIED' : 'ADDED', object: timeline, resourceVersion: this.rv }, added: merged.added });
+    }
+    const evicted = this.overCap();
+    this.persist(
+      changed.map((c) => c.event.object),
+      evicted,
+    );
+    for (const { event, added } of changed) {
+      // A record evicted by this same batch's cap is only announced as gone.
+      if (!this.timelines.has(event.object.metadata.name!)) continue;
+      this.publish(event);
+      for (const sink of this.opts.sinks ?? []) {
+        try {
+          sink.stepsRecorded(event.object, added);
+        } catch (err) {
+          this.opts.logger.warn({ err }, 'a pod timeline sink failed');
+        }
+      }
+    }
+    this.announceEvicted(evicted);
+  }
+
+  /**
+   * Events after `resourceVersion` (undefined or 0: every matching record as ADDED first), then live
+   * ones; throws 410 Expired when the history no longer reaches back that far.
+   */
+  watch(filter: TimelineFilter, resourceVersion: number | undefined, send: (e: TimelineEvent) => void): () => void {
+    if (resourceVersion) {
+      const oldest = this.history[0]?.resourceVersion ?? this.rv + 1;
+      if (resourceVersion < oldest - 1 && resourceVersion < this.rv) throw expired(`too old resource version: ${resourceVersion} (${oldest - 1})`);
+      for (const e of this.history) if (e.resourceVersion > resourceVersion && selected(filter, e.object)) send(e);
+    } else {
+      for (const t of this.list(filter)) send({ type: 'ADDED', object: t, resourceVersion: Number(t.metadata.resourceVersion) });
+    }
+    const watcher: Watcher = { filter, send };
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /** Removes records past the retention after their pod's deletion. */
+  sweep(): void {
+    const cutoff = this.opts.clock.now() - this.retentionMs;
+    const expiredRecords: PodTimeline[] = [];
+    for (const t of this.timelines.values()) {
+      if (t.deletedAt && Date.parse(t.deletedAt) <= cutoff) expiredRecords.push(t);
+    }
+    if (expiredRecords.length === 0) return;
+    for (const t of expiredRecords) this.timelines.delete(t.metadata.name!);
+    this.persist([], expiredRecords);
+    this.announceEvicted(expiredRecords);
+  }
+
+  /** Over the global cap: deleted pods' records go first (earliest deletion first), then the oldest. */
+  private overCap(): PodTimeline[] {
+    let excess = this.timelines.size - this.maxPods;
+    if (excess <= 0) return [];
+    const evicted: PodTimeline[] = [];
+    const deleted = [...this.timelines.values()].filter((t) => t.deletedAt).sort((a, b) => Date.parse(a.deletedAt!) - Date.parse(b.deletedAt!));
+    for (const t of deleted) {
+      if (excess-- <= 0) break;
+      evicted.push(t);
+      this.timelines.delete(t.metadata.name!);
+    }
+    for (const t of this.timelines.values()) {
+      if (excess-- <= 0) break;
+      evicted.push(t);
+      this.timelines.delete(t.metadata.name!);
+    }
+    return evicted;
+  }
+
+  private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
+    const db = this.db;
+    if (!db) return;
+    db.transaction(() => {
+      for (const t of written) if (this.timelines.has(t.metadata.name!)) this.upsert!.run(t.metadata.name!, JSON.stringify(t));
+      for (const t of removed) this.remove!.run(t.metadata.name!);
+    })();
+  }
+
+  private announceEvicted(evicted: readonly PodTimeline[]): void {
+    for (const t of evicted) {
+      const object = { ...t, metadata: { ...t.metadata, resourceVersion: String(++this.rv) } };
+      this.publish({ type: 'DELETED', object, resourceVersion: this.rv });
+    }
+  }
+
+  private publish(event: TimelineEvent): void {
+    this.history.push(event);
+    if (this.history.length > this.historySize) this.history.splice(0, this.history.length - this.historySize);
+    for (const w of this.watchers) if (selected(w.filter, event.object)) w.send(event);
+  }
+}
+
+function selected(filter: TimelineFilter, t: PodTimeline): boolean {
+  return (!filter.namespace || t.metadata.namespace === filter.namespace) && (!filter.matches || filter.matches(t));
+}
+
+function compareKeys(a: PodTimeline, b: PodTimeline): number {
+  const ka = `${a.metadata.namespace}/${a.metadata.name}`;
+  const kb = `${b.metadata.namespace}/${b.metadata.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** The timeline's pod: what the record says, else what was known, else what the steps tell. */
+function podOf(before: TimelinePod | undefined, rec: TimelineRecord, steps: readonly TimelineStep[]): TimelinePod {
+  const pod: TimelinePod = { namespace: before?.namespace || rec.pod.namespace, name: before?.name || rec.pod.name, uid: rec.pod.uid };
+  const bound = steps.findLast((s) => s.step === 'Bound')?.attributes?.node;
+  const nodeName = rec.pod.nodeName || before?.nodeName || (typeof bound === 'string' ? bound : undefined);
+  if (nodeName) pod.nodeName = nodeName;
+  const created = steps.find((s) => s.step === 'CreatedByController')?.attributes;
+  const owner =
+    rec.pod.owner ?? before?.owner ?? (typeof created?.ownerKind === 'string' && typeof created.ownerName === 'string' ? { kind: created.ownerKind, name: created.ownerName } : undefined);
+  if (owner) pod.owner = owner;
+  return pod;
+}
