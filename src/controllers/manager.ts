@@ -4,7 +4,7 @@
 import { Client } from '../client/client.js';
 import { SharedInformerFactory } from '../client/factory.js';
 import { RestClient, type RestConfig } from '../client/rest.js';
-import { BatchingTimelineRecorder } from '../client/timeline/recorder.js';
+import { BatchingTimelineRecorder, noTimeline, type TimelineRecorder } from '../client/timeline/recorder.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { Service } from '../util/lifecycle.js';
@@ -34,6 +34,8 @@ export interface ControllerManagerConfig {
   nodeLifecycle?: Partial<NodeLifecycleConfig>;
   /** A token per controller identity (its service account's); a controller without one uses the manager's. */
   serviceAccountTokens?: Readonly<Record<string, string>>;
+  /** Record pods' timeline steps (kite server's --pod-timeline; default true). */
+  podTimeline?: boolean;
 }
 
 /**
@@ -70,7 +72,7 @@ export class ControllerManager implements Service {
       clock: opts.clock,
       onError: (err, resource) => opts.logger.warn({ err, resource }, 'informer'),
     });
-    const clients = new Map<string, { client: Client; timeline: BatchingTimelineRecorder }>();
+    const clients = new Map<string, { client: Client; timeline: TimelineRecorder }>();
     for (const d of controllerDescriptors) {
       if (!isControllerEnabled(d, enabled)) {
         opts.logger.info({ controller: d.name }, 'Warning: controller is disabled');
@@ -79,9 +81,13 @@ export class ControllerManager implements Service {
       let identity = clients.get(d.identity);
       if (!identity) {
         const rest = restFor(d.identity);
-        // Sends nothing (no timer, no request) unless the controller records a step.
-        const timeline = new BatchingTimelineRecorder({ rest, clock: opts.clock, logger: opts.logger.child({ identity: d.identity }) });
-        this.timelines.push(timeline);
+        let timeline: TimelineRecorder = noTimeline;
+        if (opts.podTimeline !== false) {
+          // Sends nothing (no timer, no request) unless the controller records a step.
+          const batching = new BatchingTimelineRecorder({ rest, clock: opts.clock, logger: opts.logger.child({ identity: d.identity }) });
+          this.timelines.push(batching);
+          timeline = batching;
+        }
         clients.set(d.identity, (identity = { client: new Client(rest), timeline }));
       }
       const logger = opts.logger.child({ controller: d.name });

@@ -12,16 +12,17 @@ const logger = newLogger('scheduler');
 runInThread({
   leaseName: 'kube-scheduler',
   logger,
-  make: (config) => {
+  make: (config, options) => {
     const rest = new RestClient(config);
-    const timeline = new BatchingTimelineRecorder({ rest, clock: realClock, logger });
+    // kite server passes --pod-timeline: off, the scheduler records nothing.
+    const timeline = (options as { podTimeline?: boolean } | undefined)?.podTimeline === false ? undefined : new BatchingTimelineRecorder({ rest, clock: realClock, logger });
     const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger, timeline });
     return service(
       'kube-scheduler',
       () => scheduler.start(),
       async () => {
         await scheduler.stop();
-        await timeline.stop();
+        await timeline?.stop();
         rest.close();
       },
     );
