@@ -84,6 +84,8 @@ export interface SimOptions {
   nodeTemplate?: string;
   /** Comma-separated stage files or directories; "default" is the built-in set (see stage.ts). */
   stages?: string;
+  /** Record the simulated kubelets' pod timeline steps (default true). */
+  podTimeline?: boolean;
   clock?: Clock;
   logger: Logger;
 }
@@ -269,14 +271,14 @@ export function startSim(opts: StartSimOptions): SimHandle {
 /** Runs the simulator against the cluster of a kubeconfig (e.g. DATA/admin.kubeconfig). */
 export async function runSim(opts: SimOptions): Promise<SimHandle> {
   const client = await Client.fromKubeconfig(opts.kubeconfig);
-  const timeline = new BatchingTimelineRecorder({ rest: client.rest, clock: opts.clock ?? realClock, logger: opts.logger });
+  const timeline = opts.podTimeline === false ? undefined : new BatchingTimelineRecorder({ rest: client.rest, clock: opts.clock ?? realClock, logger: opts.logger });
   const handle = startSim({ ...opts, api: clientApi(client), timeline });
   return {
     nodeNames: handle.nodeNames,
     registered: handle.registered,
     async stop() {
       await handle.stop();
-      await timeline.stop();
+      await timeline?.stop();
       client.close();
     },
   };
@@ -289,12 +291,13 @@ export const simUsage = `  sim      Simulate nodes (kwok-like): register them, k
            --node-template FILE        a Node manifest (YAML/JSON) with {{ .name }}, {{ .index }}, {{ nodeIP(.index) }};
                                        without metadata.name, node i is named sim-<i>
            --stages LIST               stage files or directories, comma-separated; "default" = built-in set
+           --pod-timeline true|false   record the simulated kubelets' pod timeline steps (default true)
 `;
 
 /** `kite sim ...`: runs until SIGINT or SIGTERM, then stops cleanly and resolves. */
 export async function simCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
-  checkFlags(args, ['kubeconfig', 'nodes', 'first-node', 'node-template', 'stages']);
+  checkFlags(args, ['kubeconfig', 'nodes', 'first-node', 'node-template', 'stages', 'pod-timeline']);
   const kubeconfig = args.flags.get('kubeconfig');
   if (!kubeconfig) throw new Error('--kubeconfig is required');
   if (!args.flags.has('nodes')) throw new Error('--nodes is required');
@@ -305,7 +308,9 @@ export async function simCommand(argv: string[]): Promise<void> {
   });
   const started = Date.now();
   const firstNode = args.flags.has('first-node') ? Number(args.flags.get('first-node')) : undefined;
-  const handle = await runSim({ kubeconfig, nodes, firstNode, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), logger });
+  const podTimeline = args.flags.get('pod-timeline');
+  if (podTimeline !== undefined && podTimeline !== 'true' && podTimeline !== 'false') throw new Error(`--pod-timeline must be true or false, got "${podTimeline}"`);
+  const handle = await runSim({ kubeconfig, nodes, firstNode, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), podTimeline: podTimeline !== 'false', logger });
   void handle.registered.then(() => process.stdout.write(`kite sim: ${nodes} nodes registered in ${((Date.now() - started) / 1000).toFixed(1)}s\n`));
   logger.info({ signal: await signalled }, 'stopping');
   await handle.stop();
