@@ -19,7 +19,7 @@ import { CycleState } from './framework/cycle-state.js';
 import { Diagnosis, FitError, NoNodesAvailableError } from './framework/diagnosis.js';
 import { AssignedPodAdd, AssignedPodDelete, NodeAdd, assignedPodUpdateActions, nodeUpdateActions, type ClusterEventWithHint } from './framework/events.js';
 import type { NominatingInfo, QueuedPodInfo, WorkloadLister } from './framework/interface.js';
-import { Framework, type Profile, type Registry } from './framework/runtime.js';
+import { Framework, type PluginScores, type Profile, type Registry } from './framework/runtime.js';
 import { Code, isSuccess, Status } from './framework/status.js';
 import { PodInfo, podKey, podUID, type NodeInfo } from './framework/types.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
@@ -391,14 +391,15 @@ export class Scheduler implements LifecycleService {
   private prioritizeAndSelect(fwk: Framework, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { host: string; top?: SchedulingAttemptSummary['topScores'] } {
     let totals: number[];
     let top: SchedulingAttemptSummary['topScores'];
+    let scored: PluginScores[] | undefined;
     if (!fwk.hasScorePlugins()) totals = new Array<number>(nodes.length).fill(1);
     else {
       const pre = fwk.runPreScorePlugins(state, pod, nodes);
       if (!isSuccess(pre)) throw pre!.asError();
-      const scored = fwk.runScorePlugins(state, pod, nodes);
-      if (!isSuccess(scored.status)) throw scored.status!.asError();
-      totals = scored.totals!;
-      top = topScores(nodes, totals, scored.byPlugin!);
+      const result = fwk.runScorePlugins(state, pod, nodes);
+      if (!isSuccess(result.status)) throw result.status!.asError();
+      totals = result.totals!;
+      scored = result.byPlugin;
     }
     let best = 0;
     let ties = 1;
@@ -408,6 +409,7 @@ export class Scheduler implements LifecycleService {
         ties = 1;
       } else if (totals[i] === totals[best] && Math.random() * ++ties < 1) best = i;
     }
+    if (scored) top = topScores(nodes, totals, scored, best);
     return { host: nodes[best]!.name, top };
   }
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { FakeTimelineRecorder } from '../client/timeline/recorder.js';
 import { makeNode, makePod } from './testing/builders.js';
 import { Harness } from './testing/harness.js';
+import { NodeInfo } from './framework/types.js';
+import { topScores } from './timeline.js';
 
 const steps = (timeline: FakeTimelineRecorder, uid: string) => timeline.steps(uid).map((s) => s.step);
 
@@ -119,5 +121,19 @@ describe('scheduler timeline', () => {
     // Bound in virtual time without the clock moving after the gates went: the first bucket holds it.
     assert.match(sli, /scheduler_pod_scheduling_sli_duration_seconds_bucket\{le="0.01",attempts="1"\} 1/);
     await h.stop();
+  });
+
+  it('top scores: best first, at most 5, and the chosen node among them when ties leave it out', () => {
+    const nodes = Array.from({ length: 7 }, (_, i) => new NodeInfo(makeNode().name(`n${i}`).obj()));
+    const totals = [10, 30, 30, 30, 30, 30, 30];
+    const byPlugin = [{ plugin: 'A', weight: 2, scores: totals.map((t) => t / 2) }];
+    const top = topScores(nodes, totals, byPlugin, 6);
+    assert.equal(top.length, 5);
+    assert.ok(top.some((t) => t.node === 'n6'));
+    assert.ok(top.every((t) => t.total === 30 && t.plugins.A === 30));
+    assert.deepEqual(
+      topScores(nodes, [1, 2, 3, 4, 5, 6, 7], [], 6).map((t) => t.node),
+      ['n6', 'n5', 'n4', 'n3', 'n2'],
+    );
   });
 });

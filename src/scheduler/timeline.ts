@@ -35,8 +35,11 @@ export function rejectionSummary(diagnosis: Diagnosis, numAllNodes: number): Pic
   return rejectedNodes.length ? { plugins, rejectedNodes } : { plugins };
 }
 
-/** The best-scored nodes (up to MAX_TOP_SCORES, best first) with each plugin's weighted part. */
-export function topScores(nodes: readonly NodeInfo[], totals: readonly number[], byPlugin: readonly PluginScores[]): NonNullable<SchedulingAttemptSummary['topScores']> {
+/**
+ * The best-scored nodes (up to MAX_TOP_SCORES, best first) with each plugin's weighted part; the
+ * chosen node (one of the best, picked at random among ties) is always among them.
+ */
+export function topScores(nodes: readonly NodeInfo[], totals: readonly number[], byPlugin: readonly PluginScores[], chosen: number): NonNullable<SchedulingAttemptSummary['topScores']> {
   // A bounded insertion: MAX_TOP_SCORES comparisons per node at most.
   const top: number[] = [];
   for (let i = 0; i < totals.length; i++) {
@@ -46,6 +49,7 @@ export function topScores(nodes: readonly NodeInfo[], totals: readonly number[],
     top.splice(at, 0, i);
     if (top.length > MAX_TOP_SCORES) top.pop();
   }
+  if (!top.includes(chosen)) top[top.findLastIndex((i) => totals[i] === totals[chosen])] = chosen;
   return top.map((i) => {
     const plugins: Record<string, number> = {};
     for (const p of byPlugin) plugins[p.plugin] = p.scores[i]! * p.weight;
