@@ -2,6 +2,11 @@
 // nodes, fed a burst of pods of mixed kinds at a bounded concurrency; and, in the same run, the bare
 // write rate of the store underneath (every bind is one store write) as the ceiling.
 //   node --import tsx bench/scheduler.ts [--nodes 500,5000] [--pods 10000] [--concurrency 64] [--mix mixed|plain] [--profile DIR]
+//                                        [--timeline on,off] [--rounds N]
+// --timeline runs each cluster size with the pod timeline on (kite server and kite sim default: the
+// scheduler, controllers and simulated kubelets batch their steps to the server, which keeps them)
+// and off (--pod-timeline false on both: nothing recorded, nothing kept), --rounds times, the order
+// alternating per round, and prints the bound pods/s of each side and the loss.
 // Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
 //
 // Per cluster size it reports:
@@ -33,6 +38,9 @@ const plainOnly = (args.flags.get('mix') ?? 'mixed') === 'plain';
 /** Where `kite server` (one per thread) and `kite sim` write V8 CPU profiles on exit; none when unset. */
 const profileDir = args.flags.get('profile');
 const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)] : []);
+const timelineModes = (args.flags.get('timeline') ?? 'on').split(',') as ('on' | 'off')[];
+if (timelineModes.some((m) => m !== 'on' && m !== 'off')) throw new Error('--timeline takes on, off or on,off');
+const rounds = Number(args.flags.get('rounds') ?? 1);
 const ns = 'bench';
 
 type Kind = 'plain' | 'nodeSelector' | 'antiAffinity' | 'spread';
@@ -99,6 +107,7 @@ function rssMiB(pid: number | undefined): number {
 
 interface Result {
   nodes: number;
+  timeline: 'on' | 'off';
   simRegisteredS: number;
   nodesReadyS: number;
   createPerS: number;
@@ -133,14 +142,15 @@ interface NodeLike {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
-async function runCluster(nodes: number): Promise<Result> {
+async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'kite-bench-sched-'));
   const abort = new AbortController();
   let server: Proc | undefined;
   let sim: Proc | undefined;
   const loadBefore = loadavg()[0]!;
   try {
-    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0'], /listening on (https:\/\/\S+)/, profileArgs('server'));
+    const timelineArgs = timeline === 'off' ? ['--pod-timeline', 'false'] : [];
+    server = await spawnKite(['server', '--data-dir', join(dir, 'data'), '--listen', '127.0.0.1:0', ...timelineArgs], /listening on (https:\/\/\S+)/, profileArgs('server'));
     const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
     const rest = new RestClient(await loadKubeconfig(kubeconfig));
     let serverRssPeak = 0;
@@ -166,7 +176,7 @@ async function runCluster(nodes: number): Promise<Result> {
     );
     const simStart = performance.now();
     let simRegisteredS = NaN;
-    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes)], /nodes registered in ([\d.]+)s/, profileArgs('sim'));
+    sim = await spawnKite(['sim', '--kubeconfig', kubeconfig, '--nodes', String(nodes), ...timelineArgs], /nodes registered in ([\d.]+)s/, profileArgs('sim'));
     simRegisteredS = (performance.now() - simStart) / 1000;
     await until(() => ready.size >= nodes, 120_000, `${nodes} nodes Ready`);
     const nodesReadyS = (performance.now() - simStart) / 1000;
@@ -237,6 +247,7 @@ async function runCluster(nodes: number): Promise<Result> {
     rest.close();
     return {
       nodes,
+      timeline,
       simRegisteredS,
       nodesReadyS,
       createPerS: (podCount - createErrors) / createdS,
@@ -297,21 +308,37 @@ async function main(): Promise<void> {
   console.log(`machine: ${(await import('node:os')).cpus().length} CPUs, load average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   const results: Result[] = [];
   for (const nodes of nodeCounts) {
-    const r = await runCluster(nodes);
-    results.push(r);
-    console.error(`done: ${nodes} nodes`);
+    for (let round = 0; round < rounds; round++) {
+      // Alternating the order spreads the machine's drift over both sides.
+      const modes = round % 2 ? [...timelineModes].reverse() : timelineModes;
+      for (const mode of modes) {
+        results.push(await runCluster(nodes, mode));
+        console.error(`done: ${nodes} nodes, timeline ${mode}, round ${round + 1}`);
+      }
+    }
   }
   const ceiling = await storeCeiling();
-  console.log('| nodes | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server CPU s | sim CPU s | bench CPU s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| nodes | timeline | sim registered s | nodes Ready s | create/s | bound pods/s | p50 ms | p99 ms | all Running s | server CPU s | sim CPU s | bench CPU s | server RSS peak MiB | server RSS end MiB | sim RSS peak MiB | load 1m before/after |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const boundNote = r.bound < podCount ? ` (${r.bound}/${podCount} bound)` : '';
     const runNote = r.running < podCount ? ` (${r.running}/${podCount})` : '';
     console.log(
-      `| ${r.nodes} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f1(r.serverCpuS)} | ${f1(r.simCpuS)} | ${f1(r.benchCpuS)} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
+      `| ${r.nodes} | ${r.timeline} | ${f1(r.simRegisteredS)} | ${f1(r.nodesReadyS)} | ${f0(r.createPerS)} | ${f0(r.boundPerS)}${boundNote} | ${f0(r.p50)} | ${f0(r.p99)} | ${f1(r.runningS)}${runNote} | ${f1(r.serverCpuS)} | ${f1(r.simCpuS)} | ${f1(r.benchCpuS)} | ${f0(r.serverRssPeak)} | ${f0(r.serverRssEnd)} | ${f0(r.simRssPeak)} | ${r.loadBefore.toFixed(2)} / ${r.loadAfter.toFixed(2)} |`,
     );
   }
-  console.log(`| store ceiling | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | | |`);
+  console.log(`| store ceiling | | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | | |`);
+  if (timelineModes.length < 2) return;
+  console.log('\n| nodes | bound pods/s, timeline off | bound pods/s, timeline on | loss | server CPU s off / on |');
+  console.log('|---|---|---|---|---|');
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  for (const nodes of nodeCounts) {
+    const side = (mode: 'on' | 'off') => results.filter((r) => r.nodes === nodes && r.timeline === mode);
+    const [off, on] = [side('off'), side('on')];
+    const [offRate, onRate] = [mean(off.map((r) => r.boundPerS)), mean(on.map((r) => r.boundPerS))];
+    const loss = ((offRate - onRate) / offRate) * 100;
+    console.log(`| ${nodes} | ${f0(offRate)} | ${f0(onRate)} | ${loss.toFixed(1)} % | ${f1(mean(off.map((r) => r.serverCpuS)))} / ${f1(mean(on.map((r) => r.serverCpuS)))} |`);
+  }
 }
 
 await main();

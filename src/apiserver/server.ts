@@ -377,7 +377,8 @@ export class ApiServer implements Service {
     };
     for (const c of components) {
       const [identity, entry] = entries[c];
-      const options = c === 'controllers' ? this.controllerOptions() : undefined;
+      // Components record pod timeline steps only when the server keeps them.
+      const options = c === 'controllers' ? this.controllerOptions() : { podTimeline: this.opts.podTimeline?.enabled !== false };
       this.threads.push(startThread(entry, this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options));
     }
     this.metricsApi.start();
@@ -492,6 +493,7 @@ export class ApiServer implements Service {
       resourceQuotaSyncPeriodMs: this.opts.resourceQuotaSyncPeriodMs,
       maxEndpointsPerSlice: this.opts.maxEndpointsPerSlice,
       nodeLifecycle: this.opts.nodeLifecycle,
+      podTimeline: this.opts.podTimeline?.enabled !== false,
     };
   }
 

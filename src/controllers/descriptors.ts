@@ -2,6 +2,7 @@
 // name, aliases (the names before 1.30), whether `*` leaves it off, the identity upstream gives its
 // client (--use-service-account-credentials), and an init that builds it on the shared informers.
 import type { Client } from '../client/client.js';
+import type { TimelineRecorder } from '../client/timeline/recorder.js';
 import type { SharedInformerFactory } from '../client/factory.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
@@ -59,6 +60,8 @@ export interface ControllerContext {
   maxEndpointsPerSlice?: number;
   /** The node lifecycle flags (--node-monitor-period, --node-eviction-rate, ...); unset ones take upstream's defaults. */
   nodeLifecycle?: Partial<NodeLifecycleConfig>;
+  /** Where the controller records pods' timeline steps: a batching recorder on its own client. */
+  timeline?: TimelineRecorder;
 }
 
 export interface ControllerDescriptor {

@@ -4,6 +4,7 @@
 import { Client } from '../client/client.js';
 import { SharedInformerFactory } from '../client/factory.js';
 import { RestClient, type RestConfig } from '../client/rest.js';
+import { BatchingTimelineRecorder, noTimeline, type TimelineRecorder } from '../client/timeline/recorder.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { Service } from '../util/lifecycle.js';
@@ -33,6 +34,8 @@ export interface ControllerManagerConfig {
   nodeLifecycle?: Partial<NodeLifecycleConfig>;
   /** A token per controller identity (its service account's); a controller without one uses the manager's. */
   serviceAccountTokens?: Readonly<Record<string, string>>;
+  /** Record pods' timeline steps (kite server's --pod-timeline; default true). */
+  podTimeline?: boolean;
 }
 
 /**
@@ -53,31 +56,42 @@ export interface ControllerManagerOptions extends ControllerManagerConfig {
 export class ControllerManager implements Service {
   readonly name = 'kube-controller-manager';
   private readonly rests: RestClient[] = [];
+  private readonly timelines: BatchingTimelineRecorder[] = [];
   private readonly informers: SharedInformerFactory;
   private readonly controllers: { name: string; controller: RunnableController }[] = [];
 
   constructor(opts: ControllerManagerOptions) {
     const enabled = validateControllers(opts.controllers ?? defaultControllers);
-    const clientFor = (identity: string) => {
+    const restFor = (identity: string) => {
       const rest = new RestClient(controllerRestConfig(opts.rest, identity, opts.serviceAccountTokens));
       this.rests.push(rest);
-      return new Client(rest);
+      return rest;
     };
     this.informers = new SharedInformerFactory({
-      client: clientFor('shared-informers'),
+      client: new Client(restFor('shared-informers')),
       clock: opts.clock,
       onError: (err, resource) => opts.logger.warn({ err, resource }, 'informer'),
     });
-    const clients = new Map<string, Client>();
+    const clients = new Map<string, { client: Client; timeline: TimelineRecorder }>();
     for (const d of controllerDescriptors) {
       if (!isControllerEnabled(d, enabled)) {
         opts.logger.info({ controller: d.name }, 'Warning: controller is disabled');
         continue;
       }
-      let client = clients.get(d.identity);
-      if (!client) clients.set(d.identity, (client = clientFor(d.identity)));
+      let identity = clients.get(d.identity);
+      if (!identity) {
+        const rest = restFor(d.identity);
+        let timeline: TimelineRecorder = noTimeline;
+        if (opts.podTimeline !== false) {
+          // Sends nothing (no timer, no request) unless the controller records a step.
+          const batching = new BatchingTimelineRecorder({ rest, clock: opts.clock, logger: opts.logger.child({ identity: d.identity }) });
+          this.timelines.push(batching);
+          timeline = batching;
+        }
+        clients.set(d.identity, (identity = { client: new Client(rest), timeline }));
+      }
       const logger = opts.logger.child({ controller: d.name });
-      const controller = d.init({ ...opts, client, informers: this.informers, logger });
+      const controller = d.init({ ...opts, client: identity.client, timeline: identity.timeline, informers: this.informers, logger });
       if (controller) this.controllers.push({ name: d.name, controller });
       else logger.info('Skipping controller');
     }
@@ -96,6 +110,7 @@ export class ControllerManager implements Service {
 
   async stop(): Promise<void> {
     await Promise.all(this.controllers.map(({ controller }) => controller.stop()));
+    await Promise.all(this.timelines.map((t) => t.stop()));
     await this.informers.shutdown();
     for (const rest of this.rests) rest.close();
   }

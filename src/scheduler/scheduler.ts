@@ -19,7 +19,7 @@ import { CycleState } from './framework/cycle-state.js';
 import { Diagnosis, FitError, NoNodesAvailableError } from './framework/diagnosis.js';
 import { AssignedPodAdd, AssignedPodDelete, NodeAdd, assignedPodUpdateActions, nodeUpdateActions, type ClusterEventWithHint } from './framework/events.js';
 import type { NominatingInfo, QueuedPodInfo, WorkloadLister } from './framework/interface.js';
-import { Framework, type Profile, type Registry } from './framework/runtime.js';
+import { Framework, type PluginScores, type Profile, type Registry } from './framework/runtime.js';
 import { Code, isSuccess, Status } from './framework/status.js';
 import { PodInfo, podKey, podUID, type NodeInfo } from './framework/types.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
@@ -27,6 +27,10 @@ import { every } from '../util/periodic.js';
 import type { Service as LifecycleService } from '../util/lifecycle.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile, inTreeRegistry } from './registry.js';
 import { podRef } from '../api/pod/reference.js';
+import type { SchedulingAttemptSummary, TimelineStep } from '../api/timeline/types.js';
+import { noTimeline, stepTime, type TimelineRecorder } from '../client/timeline/recorder.js';
+import { SchedulerMetrics } from './metrics.js';
+import { rejectionSummary, topScores } from './timeline.js';
 
 /** Below this many nodes every node is filtered. */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -60,12 +64,16 @@ export interface SchedulerOptions {
   assumedPodTTLMs?: number;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Where the pods' scheduling steps go (default none). */
+  timeline?: TimelineRecorder;
 }
 
 interface ScheduleResult {
   host: string;
   evaluatedNodes: number;
   feasibleNodes: number;
+  /** The cycle's verdicts for the pod's timeline. */
+  summary: SchedulingAttemptSummary;
 }
 
 const isAssigned = (pod: Pod) => Boolean(pod.spec?.nodeName);
@@ -75,11 +83,13 @@ export class Scheduler implements LifecycleService {
   readonly name = 'kube-scheduler';
   readonly cache: Cache;
   readonly queue: SchedulingQueue;
+  readonly metrics = new SchedulerMetrics();
   private readonly snapshot = new Snapshot();
   private readonly frameworks = new Map<string, Framework>();
   private readonly client: SchedulerClient;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly timeline: TimelineRecorder;
   /** One per profile: events name the profile's scheduler as their reportingController. */
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly podInformer: SharedInformer<Pod>;
@@ -100,6 +110,7 @@ export class Scheduler implements LifecycleService {
     this.client = opts.client instanceof Client ? schedulerClientFrom(opts.client) : opts.client;
     this.clock = opts.clock ?? realClock;
     this.logger = opts.logger;
+    this.timeline = opts.timeline ?? noTimeline;
     this.percentageOfNodesToScore = opts.percentageOfNodesToScore ?? 0;
     this.cache = new Cache({ clock: this.clock, assumedPodTTLMs: opts.assumedPodTTLMs });
     // The queue's nominator is needed by the frameworks, and the queue needs their plugins: the
@@ -135,7 +146,8 @@ export class Scheduler implements LifecycleService {
       less: (a, b) => first.less(a, b),
       preEnqueue: (pod) => this.frameworkForPod(pod)?.runPreEnqueuePlugins(pod),
       eventsToRegister: events,
-      onGated: (pod, s) => this.reportGated(pod, s),
+      onGated: (pod, s, newly) => this.reportGated(pod, s, newly),
+      onActivated: (pInfo, first, ungated) => this.reportActivated(pInfo, first, ungated),
       initialBackoffMs: opts.initialBackoffMs,
       maxBackoffMs: opts.maxBackoffMs,
     });
@@ -236,6 +248,7 @@ export class Scheduler implements LifecycleService {
       return;
     }
     const podCycle = this.queue.currentSchedulingCycle();
+    const cycleStart = this.clock.now();
     const state = new CycleState();
     this.cache.updateSnapshot(this.snapshot);
 
@@ -252,6 +265,16 @@ export class Scheduler implements LifecycleService {
           const post = await fwk.runPostFilterPlugins(state, pod, err.diagnosis.nodeToStatus);
           err.diagnosis.postFilterMsg = post.status.message();
           nominatingInfo = post.result?.nominatingInfo;
+          const node = nominatingInfo?.nominatedNodeName;
+          if (node) {
+            const victims = post.result?.victims ?? [];
+            this.recordStep(pod, {
+              step: 'Nominated',
+              start: stepTime(this.clock.now()),
+              detail: `preemption nominated ${node}${victims.length ? `, evicting ${victims.join(', ')}` : ''}`,
+              attributes: { node, victims: victims.join(', ') },
+            });
+          }
         }
         status = new Status(Code.Unschedulable, [err.message], err);
       } else if (err instanceof NoNodesAvailableError) {
@@ -259,7 +282,7 @@ export class Scheduler implements LifecycleService {
       } else {
         status = Status.error(err);
       }
-      this.handleSchedulingFailure(pInfo, status, podCycle, nominatingInfo);
+      this.handleSchedulingFailure(pInfo, status, podCycle, cycleStart, nominatingInfo);
       return;
     }
 
@@ -272,10 +295,18 @@ export class Scheduler implements LifecycleService {
     if (!isSuccess(permit) && permit!.code !== Code.Wait) {
       fwk.runReservePluginsUnreserve(state, assumed, result.host);
       this.cache.forgetPod(assumed);
-      this.handleSchedulingFailure(pInfo, permit!, podCycle);
+      this.handleSchedulingFailure(pInfo, permit!, podCycle, cycleStart);
       return;
     }
-    this.track(this.bindingCycle(fwk, state, pInfo, assumed, result, podCycle));
+    this.recordStep(pod, {
+      step: 'SchedulingAttempt',
+      start: stepTime(cycleStart),
+      end: stepTime(this.clock.now()),
+      detail: `assigned to ${result.host} (${result.feasibleNodes} of ${result.summary.nodes} nodes feasible)`,
+      attributes: { attempt: pInfo.attempts },
+      scheduling: result.summary,
+    });
+    this.track(this.bindingCycle(fwk, state, pInfo, assumed, result, podCycle, cycleStart));
   }
 
   private schedulePod(fwk: Framework, state: CycleState, pod: Pod): ScheduleResult {
@@ -284,8 +315,18 @@ export class Scheduler implements LifecycleService {
     const { feasible, diagnosis } = this.findNodesThatFitPod(fwk, state, pod);
     if (feasible.length === 0) throw new FitError(all.length, diagnosis);
     const evaluatedNodes = feasible.length + diagnosis.nodeToStatus.size;
-    if (feasible.length === 1) return { host: feasible[0]!.name, evaluatedNodes, feasibleNodes: 1 };
-    return { host: this.prioritizeAndSelect(fwk, state, pod, feasible), evaluatedNodes, feasibleNodes: feasible.length };
+    // Only the nodes filtered count as rejected: the search may stop before the others.
+    const summary: SchedulingAttemptSummary = {
+      result: 'Scheduled',
+      nodes: all.length,
+      feasible: feasible.length,
+      ...rejectionSummary(diagnosis, diagnosis.nodeToStatus.size),
+    };
+    if (feasible.length === 1) return { host: (summary.node = feasible[0]!.name), evaluatedNodes, feasibleNodes: 1, summary };
+    const { host, top } = this.prioritizeAndSelect(fwk, state, pod, feasible);
+    summary.node = host;
+    if (top) summary.topScores = top;
+    return { host, evaluatedNodes, feasibleNodes: feasible.length, summary };
   }
 
   private findNodesThatFitPod(fwk: Framework, state: CycleState, pod: Pod): { feasible: NodeInfo[]; diagnosis: Diagnosis } {
@@ -311,10 +352,8 @@ export class Scheduler implements LifecycleService {
     let nodes: readonly NodeInfo[] = all;
     if (pre.result?.nodeNames) {
       nodes = [...pre.result.nodeNames].map((n) => this.snapshot.get(n)).filter((n): n is NodeInfo => n !== undefined);
-      diagnosis.nodeToStatus.absentNodesStatus = Status.of(
-        Code.UnschedulableAndUnresolvable,
-        `node(s) didn't satisfy plugin(s) [${[...pre.unschedulablePlugins].sort().join(' ')}]`,
-      );
+      const plugins = [...pre.unschedulablePlugins].sort().join(' ');
+      diagnosis.nodeToStatus.absentNodesStatus = Status.of(Code.UnschedulableAndUnresolvable, `node(s) didn't satisfy plugin(s) [${plugins}]`).withPlugin(plugins);
     }
     const feasible = this.findNodesThatPassFilters(fwk, state, pod, diagnosis, nodes);
     // Start the next pod's search after the nodes this one looked at, so all nodes get their turn.
@@ -349,15 +388,18 @@ export class Scheduler implements LifecycleService {
   }
 
   /** Scores the feasible nodes and picks one of the best at random (upstream's reservoir sampling). */
-  private prioritizeAndSelect(fwk: Framework, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): string {
+  private prioritizeAndSelect(fwk: Framework, state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { host: string; top?: SchedulingAttemptSummary['topScores'] } {
     let totals: number[];
+    let top: SchedulingAttemptSummary['topScores'];
+    let scored: PluginScores[] | undefined;
     if (!fwk.hasScorePlugins()) totals = new Array<number>(nodes.length).fill(1);
     else {
       const pre = fwk.runPreScorePlugins(state, pod, nodes);
       if (!isSuccess(pre)) throw pre!.asError();
-      const scored = fwk.runScorePlugins(state, pod, nodes);
-      if (!isSuccess(scored.status)) throw scored.status!.asError();
-      totals = scored.totals!;
+      const result = fwk.runScorePlugins(state, pod, nodes);
+      if (!isSuccess(result.status)) throw result.status!.asError();
+      totals = result.totals!;
+      scored = result.byPlugin;
     }
     let best = 0;
     let ties = 1;
@@ -367,22 +409,35 @@ export class Scheduler implements LifecycleService {
         ties = 1;
       } else if (totals[i] === totals[best] && Math.random() * ++ties < 1) best = i;
     }
-    return nodes[best]!.name;
+    if (scored) top = topScores(nodes, totals, scored, best);
+    return { host: nodes[best]!.name, top };
   }
 
-  private async bindingCycle(fwk: Framework, state: CycleState, pInfo: QueuedPodInfo, assumed: Pod, result: ScheduleResult, podCycle: number): Promise<void> {
+  private async bindingCycle(
+    fwk: Framework,
+    state: CycleState,
+    pInfo: QueuedPodInfo,
+    assumed: Pod,
+    result: ScheduleResult,
+    podCycle: number,
+    cycleStart: number,
+  ): Promise<void> {
     const host = result.host;
     let s = await fwk.waitOnPermit(assumed);
     if (isSuccess(s)) s = await fwk.runPreBindPlugins(state, assumed, host);
+    const bindStart = this.clock.now();
     if (isSuccess(s)) s = await fwk.runBindPlugins(state, assumed, host);
     if (!isSuccess(s)) {
       fwk.runReservePluginsUnreserve(state, assumed, host);
       this.cache.forgetPod(assumed);
       // The resources it held are free again: that may help others.
       this.queue.moveAllToActiveOrBackoffQueue(AssignedPodDelete, assumed, undefined);
-      this.handleSchedulingFailure(pInfo, s!, podCycle);
+      this.handleSchedulingFailure(pInfo, s!, podCycle, cycleStart);
       return;
     }
+    const bound = this.clock.now();
+    this.recordStep(assumed, { step: 'Bound', start: stepTime(bindStart), end: stepTime(bound), detail: `bound to ${host}`, attributes: { node: host } });
+    this.metrics.podBound(pInfo, bound);
     this.cache.finishBinding(assumed);
     const { namespace, name } = assumed.metadata ?? {};
     this.logger.debug({ pod: podKey(assumed), node: host, evaluatedNodes: result.evaluatedNodes, feasibleNodes: result.feasibleNodes }, 'successfully bound pod to node');
@@ -391,7 +446,7 @@ export class Scheduler implements LifecycleService {
     this.queue.done(podUID(assumed));
   }
 
-  private handleSchedulingFailure(pInfo: QueuedPodInfo, status: Status, podCycle: number, nominatingInfo?: NominatingInfo): void {
+  private handleSchedulingFailure(pInfo: QueuedPodInfo, status: Status, podCycle: number, cycleStart: number, nominatingInfo?: NominatingInfo): void {
     const pod = pInfo.podInfo.pod;
     const err = status.error;
     const rejected = status.isRejected();
@@ -406,14 +461,17 @@ export class Scheduler implements LifecycleService {
     }
     // Requeue the informer's latest version, unless it is gone or got bound meanwhile.
     const cached = this.podInformer.indexer.get(pod);
+    let queue: string | undefined;
     if (!cached || isAssigned(cached)) this.queue.done(podUID(pod));
     else {
       pInfo.podInfo = new PodInfo(cached);
-      this.queue.addUnschedulableIfNotPresent(pInfo, podCycle);
+      queue = this.queue.addUnschedulableIfNotPresent(pInfo, podCycle);
     }
     if (nominatingInfo) this.queue.addNominatedPod(pInfo.podInfo, nominatingInfo);
     const message = status.message();
-    this.recorderFor(pod).eventf(podRef(pod), 'Warning', 'FailedScheduling', 'Scheduling', truncateNote(message));
+    const note = truncateNote(message);
+    this.recorderFor(pod).eventf(podRef(pod), 'Warning', 'FailedScheduling', 'Scheduling', note);
+    this.recordFailedAttempt(pInfo, status, note, cycleStart, queue);
     this.updatePodScheduledCondition(
       cached ?? pod,
       { type: 'PodScheduled', status: 'False', reason: rejected ? 'Unschedulable' : 'SchedulerError', message },
@@ -421,9 +479,46 @@ export class Scheduler implements LifecycleService {
     );
   }
 
-  private reportGated(pod: Pod, s: Status): void {
+  /**
+   * The attempt's step, with the FailedScheduling event's very note as its message; an attempt that
+   * repeats the last one's message extends that series instead of adding a row.
+   */
+  private recordFailedAttempt(pInfo: QueuedPodInfo, status: Status, note: string, cycleStart: number, queue: string | undefined): void {
+    const now = this.clock.now();
+    const err = status.error;
+    const summary: SchedulingAttemptSummary =
+      err instanceof FitError
+        ? { result: 'Unschedulable', nodes: err.numAllNodes, feasible: 0, ...rejectionSummary(err.diagnosis, err.numAllNodes), message: note }
+        : { result: status.isRejected() ? 'Unschedulable' : 'Error', nodes: this.snapshot.nodeInfoList.length, feasible: 0, plugins: [], message: note };
+    const step: Omit<TimelineStep, 'component'> = { step: 'SchedulingAttempt', start: stepTime(cycleStart), end: stepTime(now), detail: note, scheduling: summary };
+    step.attributes = queue ? { attempt: pInfo.attempts, queue } : { attempt: pInfo.attempts };
+    const series = pInfo.failureSeries;
+    if (series && series.message === note) {
+      series.count++;
+      step.start = stepTime(series.start);
+      delete step.end;
+      step.count = series.count;
+      step.lastTime = stepTime(now);
+    } else {
+      pInfo.failureSeries = { message: note, start: cycleStart, count: 1 };
+    }
+    this.recordStep(pInfo.podInfo.pod, step);
+  }
+
+  private reportActivated(pInfo: QueuedPodInfo, first: boolean, ungated: boolean): void {
+    const pod = pInfo.podInfo.pod;
+    const now = stepTime(this.clock.now());
+    if (ungated) this.recordStep(pod, { step: 'SchedulingUngated', start: now, detail: 'scheduling gates removed' });
+    if (first) this.recordStep(pod, { step: 'SchedulingQueued', start: now, detail: 'entered the active queue', attributes: { queue: 'active' } });
+  }
+
+  private reportGated(pod: Pod, s: Status, newly: boolean): void {
     this.logger.debug({ pod: podKey(pod), plugin: s.plugin, reason: s.message() }, 'pod gated before the queue');
     if (s.plugin !== 'SchedulingGates') return;
+    if (newly) {
+      const gates = (pod.spec?.schedulingGates ?? []).map((g) => g.name).join(', ');
+      this.recordStep(pod, { step: 'SchedulingGated', start: stepTime(this.clock.now()), detail: `waiting for scheduling gates: ${gates}`, attributes: { gates } });
+    }
     this.updatePodScheduledCondition(pod, {
       type: 'PodScheduled',
       status: 'False',
@@ -495,6 +590,12 @@ export class Scheduler implements LifecycleService {
       this.logger.warn({ pod: podKey(pod) }, 'assumed pod expired');
       this.queue.moveAllToActiveOrBackoffQueue(AssignedPodDelete, pod, undefined);
     }
+  }
+
+  /** Records a step of the pod under its profile's scheduler name. */
+  private recordStep(pod: Pod, step: Omit<TimelineStep, 'component'>): void {
+    const { namespace = '', name = '', uid = '' } = pod.metadata ?? {};
+    this.timeline.record({ namespace, name, uid }, { ...step, component: pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME });
   }
 
   private track(p: Promise<void>): void {

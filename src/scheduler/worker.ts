@@ -5,20 +5,24 @@ import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
 import { runInThread } from '../client/component-thread.js';
 import { service } from '../util/lifecycle.js';
+import { BatchingTimelineRecorder } from '../client/timeline/recorder.js';
 import { Scheduler } from './scheduler.js';
 
 const logger = newLogger('scheduler');
 runInThread({
   leaseName: 'kube-scheduler',
   logger,
-  make: (config) => {
+  make: (config, options) => {
     const rest = new RestClient(config);
-    const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger });
+    // kite server passes --pod-timeline: off, the scheduler records nothing.
+    const timeline = (options as { podTimeline?: boolean } | undefined)?.podTimeline === false ? undefined : new BatchingTimelineRecorder({ rest, clock: realClock, logger });
+    const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger, timeline });
     return service(
       'kube-scheduler',
       () => scheduler.start(),
       async () => {
         await scheduler.stop();
+        await timeline?.stop();
         rest.close();
       },
     );

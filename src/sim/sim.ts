@@ -23,6 +23,8 @@ import { MAX_NODES, PodIPAM, podFunctions } from './runtime.js';
 import { compileStages, defaultStageSpecs, loadStageSpecs, type SimResource, type Stage } from './stage.js';
 import { compileTemplate } from './template.js';
 import defaultNodeTemplate from './node-template.json' with { type: 'json' };
+import { BatchingTimelineRecorder, noTimeline, type TimelineRecorder } from '../client/timeline/recorder.js';
+import { kubeletSteps } from './timeline.js';
 
 /** Everything the simulator asks of the API server; clientApi() maps it onto the typed client. */
 export interface SimApi extends NodeApi {
@@ -82,6 +84,8 @@ export interface SimOptions {
   nodeTemplate?: string;
   /** Comma-separated stage files or directories; "default" is the built-in set (see stage.ts). */
   stages?: string;
+  /** Record the simulated kubelets' pod timeline steps (default true). */
+  podTimeline?: boolean;
   clock?: Clock;
   logger: Logger;
 }
@@ -91,6 +95,8 @@ export interface StartSimOptions extends Omit<SimOptions, 'kubeconfig'> {
   random?: () => number;
   /** Requests in flight at once, over everything the simulator sends. */
   maxInFlight?: number;
+  /** Where the simulated kubelets' pod steps go (default none). */
+  timeline?: TimelineRecorder;
 }
 
 export interface SimHandle {
@@ -117,6 +123,7 @@ export function startSim(opts: StartSimOptions): SimHandle {
   if (!Number.isInteger(firstNode) || firstNode < 0 || firstNode + opts.nodes > MAX_NODES) throw new Error(`--first-node must be an integer from 0 to ${MAX_NODES - opts.nodes}`);
   const clock = opts.clock ?? realClock;
   const { api, logger } = opts;
+  const timeline = opts.timeline ?? noTimeline;
   const stages = compileStages(opts.stages ? loadStageSpecs(opts.stages) : defaultStageSpecs);
   const limiter = new Limiter(opts.maxInFlight ?? 64);
   const limited =
@@ -165,7 +172,12 @@ export function startSim(opts: StartSimOptions): SimHandle {
   };
   const podActions: StageActions<Pod> = {
     // The UID makes the patch a precondition: a pod recreated under the same name is not touched.
-    patchStatus: limited((pod: Pod, status: unknown) => api.patchPodStatus(pod.metadata!.namespace!, pod.metadata!.name!, { metadata: { uid: pod.metadata?.uid }, status })),
+    patchStatus: limited(async (pod: Pod, status: unknown) => {
+      const written = await api.patchPodStatus(pod.metadata!.namespace!, pod.metadata!.name!, { metadata: { uid: pod.metadata?.uid }, status });
+      const { namespace = '', name = '', uid = '' } = written.metadata ?? {};
+      for (const step of kubeletSteps(pod.spec?.nodeName ?? '', pod, written, clock.now())) timeline.record({ namespace, name, uid }, step);
+      return written;
+    }),
     delete: limited((pod: Pod) => api.deletePod(pod.metadata!.namespace!, pod.metadata!.name!, pod.metadata?.uid)),
     event: (pod, ev) => record(kubeletOn(pod.spec?.nodeName ?? ''), podRef(pod), ev),
   };
@@ -259,12 +271,14 @@ export function startSim(opts: StartSimOptions): SimHandle {
 /** Runs the simulator against the cluster of a kubeconfig (e.g. DATA/admin.kubeconfig). */
 export async function runSim(opts: SimOptions): Promise<SimHandle> {
   const client = await Client.fromKubeconfig(opts.kubeconfig);
-  const handle = startSim({ ...opts, api: clientApi(client) });
+  const timeline = opts.podTimeline === false ? undefined : new BatchingTimelineRecorder({ rest: client.rest, clock: opts.clock ?? realClock, logger: opts.logger });
+  const handle = startSim({ ...opts, api: clientApi(client), timeline });
   return {
     nodeNames: handle.nodeNames,
     registered: handle.registered,
     async stop() {
       await handle.stop();
+      await timeline?.stop();
       client.close();
     },
   };
@@ -277,12 +291,13 @@ export const simUsage = `  sim      Simulate nodes (kwok-like): register them, k
            --node-template FILE        a Node manifest (YAML/JSON) with {{ .name }}, {{ .index }}, {{ nodeIP(.index) }};
                                        without metadata.name, node i is named sim-<i>
            --stages LIST               stage files or directories, comma-separated; "default" = built-in set
+           --pod-timeline true|false   record the simulated kubelets' pod timeline steps (default true)
 `;
 
 /** `kite sim ...`: runs until SIGINT or SIGTERM, then stops cleanly and resolves. */
 export async function simCommand(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
-  checkFlags(args, ['kubeconfig', 'nodes', 'first-node', 'node-template', 'stages']);
+  checkFlags(args, ['kubeconfig', 'nodes', 'first-node', 'node-template', 'stages', 'pod-timeline']);
   const kubeconfig = args.flags.get('kubeconfig');
   if (!kubeconfig) throw new Error('--kubeconfig is required');
   if (!args.flags.has('nodes')) throw new Error('--nodes is required');
@@ -293,7 +308,9 @@ export async function simCommand(argv: string[]): Promise<void> {
   });
   const started = Date.now();
   const firstNode = args.flags.has('first-node') ? Number(args.flags.get('first-node')) : undefined;
-  const handle = await runSim({ kubeconfig, nodes, firstNode, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), logger });
+  const podTimeline = args.flags.get('pod-timeline');
+  if (podTimeline !== undefined && podTimeline !== 'true' && podTimeline !== 'false') throw new Error(`--pod-timeline must be true or false, got "${podTimeline}"`);
+  const handle = await runSim({ kubeconfig, nodes, firstNode, nodeTemplate: args.flags.get('node-template'), stages: args.flags.get('stages'), podTimeline: podTimeline !== 'false', logger });
   void handle.registered.then(() => process.stdout.write(`kite sim: ${nodes} nodes registered in ${((Date.now() - started) / 1000).toFixed(1)}s\n`));
   logger.info({ signal: await signalled }, 'stopping');
   await handle.stop();

@@ -130,6 +130,10 @@ export interface PodTimeline {
   truncated?: boolean;
 }
 
+/** The most pods (records) and steps one PodTimelineStepBatch may carry. */
+export const maxBatchRecords = 1000;
+export const maxBatchSteps = 10_000;
+
 /** What components POST to /apis/timeline.kite.dev/v1alpha1/podtimelinestepbatches. */
 export interface PodTimelineStepBatch {
   apiVersion: typeof timelineAPIVersion;

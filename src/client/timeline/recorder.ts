@@ -3,7 +3,17 @@
 // API server is unreachable the buffer keeps the newest steps up to its cap and counts the rest
 // as dropped: a timeline is an explanation, never a reason to slow or fail the work it explains.
 import { microTime } from '../../api/time.js';
-import { timelineAPIVersion, timelineGroup, timelineVersion, type PodTimelineStepBatch, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
+import { StatusError } from '../../api/errors.js';
+import {
+  maxBatchRecords,
+  maxBatchSteps,
+  timelineAPIVersion,
+  timelineGroup,
+  timelineVersion,
+  type PodTimelineStepBatch,
+  type TimelinePodRef,
+  type TimelineStep,
+} from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Service } from '../../util/lifecycle.js';
 import type { Logger } from '../../util/log.js';
@@ -75,7 +85,7 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
     });
   }
 
-  /** Sends what is buffered (one batch at a time); failures keep the steps for the next flush. */
+  /** Sends what is buffered (one flush at a time); failures keep the steps for the next flush. */
   async flush(): Promise<void> {
     while (this.sending) await this.sending;
     if (this.buffer.length === 0) return;
@@ -85,25 +95,50 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
     await this.sending;
   }
 
+  /**
+   * Sends what was taken in batches within the server's bounds (a burst buffers more pods than one
+   * batch may carry). A batch the server refuses as such (4xx other than 429) is dropped: sent
+   * again it would be refused again, and it would hold back every step behind it.
+   */
   private async send(taken: { pod: TimelinePodRef; step: TimelineStep }[]): Promise<void> {
-    const byPod = new Map<string, { pod: TimelinePodRef; steps: TimelineStep[] }>();
-    for (const { pod, step } of taken) {
-      let rec = byPod.get(pod.uid);
-      if (!rec) byPod.set(pod.uid, (rec = { pod, steps: [] }));
-      rec.steps.push(step);
+    let start = 0;
+    while (start < taken.length) {
+      const byPod = new Map<string, { pod: TimelinePodRef; steps: TimelineStep[] }>();
+      let end = start;
+      for (; end < taken.length && end - start < maxBatchSteps; end++) {
+        const { pod, step } = taken[end]!;
+        let rec = byPod.get(pod.uid);
+        if (!rec) {
+          if (byPod.size === maxBatchRecords) break;
+          byPod.set(pod.uid, (rec = { pod, steps: [] }));
+        }
+        rec.steps.push(step);
+      }
+      const batch: PodTimelineStepBatch = { apiVersion: timelineAPIVersion, kind: 'PodTimelineStepBatch', records: [...byPod.values()] };
+      try {
+        await this.opts.rest.request({ method: 'POST', path: stepBatchPath, body: batch });
+      } catch (err) {
+        if (err instanceof StatusError && err.code >= 400 && err.code < 500 && err.code !== 429) {
+          this.dropped += end - start;
+          this.opts.logger.warn({ err: String(err), steps: end - start }, 'timeline steps refused by the server; dropped');
+        } else {
+          this.keep(taken.slice(start), err);
+          return;
+        }
+      }
+      start = end;
     }
-    const batch: PodTimelineStepBatch = { apiVersion: timelineAPIVersion, kind: 'PodTimelineStepBatch', records: [...byPod.values()] };
-    try {
-      await this.opts.rest.request({ method: 'POST', path: stepBatchPath, body: batch });
-    } catch (err) {
-      this.opts.logger.debug({ err: String(err), steps: taken.length }, 'timeline steps not sent; kept for the next flush');
-      if (this.stopped) return;
-      this.buffer = taken.concat(this.buffer).slice(-this.maxBuffered);
-      this.timer ??= this.opts.clock.setTimer(Math.max(this.flushIntervalMs, 1000), () => {
-        this.timer = undefined;
-        void this.flush();
-      });
-    }
+  }
+
+  /** Steps not sent (server unreachable, busy): retried after at least a second. */
+  private keep(unsent: { pod: TimelinePodRef; step: TimelineStep }[], err: unknown): void {
+    this.opts.logger.debug({ err: String(err), steps: unsent.length }, 'timeline steps not sent; kept for the next flush');
+    if (this.stopped) return;
+    this.buffer = unsent.concat(this.buffer).slice(-this.maxBuffered);
+    this.timer ??= this.opts.clock.setTimer(Math.max(this.flushIntervalMs, 1000), () => {
+      this.timer = undefined;
+      void this.flush();
+    });
   }
 
   async stop(): Promise<void> {

@@ -5,17 +5,20 @@ import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { rfc3339 } from '../../api/time.js';
 import { ControllerHarness, type ControllerDeps } from '../kit/testing.js';
 import { EndpointSliceController } from './controller.js';
+import { FakeTimelineRecorder } from '../../client/timeline/recorder.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const controllerUser = { name: 'system:serviceaccount:kube-system:endpointslice-controller', groups: ['system:authenticated'] };
 
 class Cluster extends ControllerHarness<EndpointSliceController> {
+  readonly timeline = new FakeTimelineRecorder();
+
   constructor(private readonly max = 100) {
     super({ user: controllerUser, now: NOW, steps: 20 });
   }
 
   protected newController(deps: ControllerDeps): EndpointSliceController {
-    return new EndpointSliceController({ ...deps, maxEndpointsPerSlice: this.max, recorder: this.recorder });
+    return new EndpointSliceController({ ...deps, maxEndpointsPerSlice: this.max, recorder: this.recorder, timeline: this.timeline });
   }
 
   services() {
@@ -142,6 +145,37 @@ describe('EndpointSlice controller', () => {
       assert.equal(slices[0].metadata?.labels?.['service.kubernetes.io/headless'], '');
       await c.settle();
       assert.equal((await c.slices()).length, 1, 'no second placeholder');
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it("records a pod's endpoint steps once each slice write succeeded: added, added again when ready, terminating, removed", async () => {
+    const c = await new Cluster().start();
+    try {
+      await c.node('n1');
+      await c.service({ selector: { app: 'web' } });
+      const a = await c.pod('a', '10.217.0.2', false);
+      const [slice] = await c.endpoints({ '10.217.0.2': false });
+      await c.setReady(a, true);
+      await c.endpoints({ '10.217.0.2': true });
+      await c.pods().delete('a', { gracePeriodSeconds: 30 });
+      await c.endpoints({ '10.217.0.2': false });
+      await c.pods().delete('a', { gracePeriodSeconds: 0 });
+      await c.endpoints({});
+      const steps = c.timeline.steps(a.metadata!.uid!);
+      const name = slice.metadata!.name!;
+      assert.deepEqual(
+        steps.map((s) => [s.step, s.component, s.attributes]),
+        [
+          ['EndpointAdded', 'endpointslice-controller', { slice: name, service: 'web', ready: false }],
+          ['EndpointAdded', 'endpointslice-controller', { slice: name, service: 'web', ready: true }],
+          ['EndpointTerminating', 'endpointslice-controller', { slice: name, service: 'web' }],
+          ['EndpointRemoved', 'endpointslice-controller', { slice: name, service: 'web' }],
+        ],
+      );
+      assert.deepEqual(c.timeline.records[0]?.pod, { namespace: 'ns', name: 'a', uid: a.metadata!.uid });
+      assert.equal(steps[0]?.detail, `added to EndpointSlice ${name} of Service web (not ready)`);
     } finally {
       await c.stop();
     }

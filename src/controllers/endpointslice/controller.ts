@@ -18,6 +18,8 @@ import type { EventBroadcaster, EventRecorder } from '../../client/record/record
 import { addEndpointIndexes, endpointsFromSelector, podEventHandler, selectedPods, TriggerTimeTracker } from './endpointutil.js';
 import { CONTROLLER_NAME, DEFAULT_MAX_ENDPOINTS_PER_SLICE, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, reconcile } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
+import { EndpointTimeline } from './timeline.js';
+import { noTimeline, type TimelineRecorder } from '../../client/timeline/recorder.js';
 
 /** --concurrent-service-endpoint-syncs default. */
 export const DEFAULT_CONCURRENT_SYNCS = 5;
@@ -38,6 +40,8 @@ export interface EndpointSliceControllerOptions extends ControllerOptions {
   maxEndpointsPerSlice?: number;
   /** --concurrent-service-endpoint-syncs (default 5). */
   workers?: number;
+  /** Where pods' endpoint steps go (default none). */
+  timeline?: TimelineRecorder;
 }
 
 const managedByController = (slice: EndpointSlice) => slice.metadata?.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME;
@@ -54,6 +58,7 @@ export class EndpointSliceController {
   private readonly maxEndpointsPerSlice: number;
   private readonly recorder: EventRecorder;
   private readonly events?: EventBroadcaster;
+  private readonly timeline: EndpointTimeline;
 
   constructor(private readonly opts: EndpointSliceControllerOptions) {
     const { informers } = opts;
@@ -68,6 +73,7 @@ export class EndpointSliceController {
     this.nodes = informers.lister(nodesInfo);
     this.slices = informers.lister(slicesInfo);
     this.maxEndpointsPerSlice = opts.maxEndpointsPerSlice ?? DEFAULT_MAX_ENDPOINTS_PER_SLICE;
+    this.timeline = new EndpointTimeline(opts.timeline ?? noTimeline, opts.clock);
     ({ recorder: this.recorder, events: this.events } = controllerEvents(opts, 'endpoint-slice-controller'));
     this.controller = new QueueController({
       name: 'endpointslice',
@@ -124,6 +130,7 @@ export class EndpointSliceController {
       // Its slices are owned by it: the garbage collector removes them.
       this.triggerTimes.deleteService(namespace, name);
       this.tracker.deleteService(key);
+      this.timeline.forget(key);
       return;
     }
     if (!endpointsFromSelector(service)) return;
@@ -131,6 +138,7 @@ export class EndpointSliceController {
     const pods = selectedPods(this.pods, service);
     // Planned from the cache with this controller's own writes not seen there yet laid over it.
     const slices = this.tracker.current(key, this.slices.byIndex(BY_SERVICE, key).filter(managedByController));
+    this.timeline.seed(key, slices);
     const triggerTime = this.triggerTimes.compute(service, pods);
     const plan = reconcile({
       service,
@@ -141,7 +149,7 @@ export class EndpointSliceController {
       triggerTime,
     });
     try {
-      await this.apply(namespace, plan);
+      await this.apply(key, service, slices, plan);
     } catch (err) {
       // A namespace being deleted takes no new objects; its Services are going too.
       if (hasStatusCause(err, NAMESPACE_TERMINATING_CAUSE)) return;
@@ -152,10 +160,20 @@ export class EndpointSliceController {
   }
 
   /** The plan's writes: creates, updates, then deletes; then the pods it left out fail the sync. */
-  private async apply(namespace: string, plan: ReturnType<typeof reconcile>): Promise<void> {
-    const client = this.client(namespace);
-    for (const slice of plan.create) this.tracker.update(await client.create(slice));
-    for (const slice of plan.update) this.tracker.update(await client.update(slice));
+  private async apply(key: string, service: Service, current: readonly EndpointSlice[], plan: ReturnType<typeof reconcile>): Promise<void> {
+    const client = this.client(service.metadata!.namespace!);
+    const name = service.metadata!.name!;
+    const before = new Map(current.map((s) => [s.metadata?.name, s]));
+    for (const slice of plan.create) {
+      const created = await client.create(slice);
+      this.tracker.update(created);
+      this.timeline.written(key, name, undefined, created);
+    }
+    for (const slice of plan.update) {
+      const updated = await client.update(slice);
+      this.tracker.update(updated);
+      this.timeline.written(key, name, before.get(slice.metadata?.name), updated);
+    }
     for (const slice of plan.delete) {
       try {
         await client.delete(slice.metadata!.name!);
@@ -163,6 +181,7 @@ export class EndpointSliceController {
         if (!hasStatusCode(err, 404)) throw err;
       }
       this.tracker.expectDeletion(slice);
+      this.timeline.deleted(key, name, slice);
     }
     if (plan.errors.length > 0) throw new Error(plan.errors.join(', '));
   }

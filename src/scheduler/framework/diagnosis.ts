@@ -37,6 +37,24 @@ export class Diagnosis {
   preFilterMsg = '';
   postFilterMsg = '';
 
+  /**
+   * How many nodes each (plugin, reason) rejected, absent nodes counted under absentNodesStatus: the
+   * one source of the FailedScheduling message's histogram and of the timeline's per-plugin verdicts.
+   */
+  rejections(numAllNodes: number): { plugin: string; reason: string; count: number }[] {
+    const counts = new Map<string, { plugin: string; reason: string; count: number }>();
+    const add = (plugin: string, reason: string, n: number) => {
+      const key = `${plugin}\0${reason}`;
+      const c = counts.get(key);
+      if (c) c.count += n;
+      else counts.set(key, { plugin, reason, count: n });
+    };
+    for (const [, s] of this.nodeToStatus.entries()) for (const r of s.reasons) add(s.plugin, r, 1);
+    const absent = numAllNodes - this.nodeToStatus.size;
+    if (absent > 0) for (const r of this.nodeToStatus.absentNodesStatus.reasons) add(this.nodeToStatus.absentNodesStatus.plugin, r, absent);
+    return [...counts.values()];
+  }
+
   addPluginStatus(s: Status): void {
     if (!s.plugin) return;
     if (s.isRejected()) this.unschedulablePlugins.add(s.plugin);
@@ -62,9 +80,7 @@ export class FitError extends Error {
       msg += ` ${d.preFilterMsg}.`;
     } else {
       const counts = new Map<string, number>();
-      for (const [, s] of d.nodeToStatus.entries()) for (const r of s.reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
-      const absent = this.numAllNodes - d.nodeToStatus.size;
-      if (absent > 0) for (const r of d.nodeToStatus.absentNodesStatus.reasons) counts.set(r, (counts.get(r) ?? 0) + absent);
+      for (const { reason, count } of d.rejections(this.numAllNodes)) counts.set(reason, (counts.get(reason) ?? 0) + count);
       // Go's sort.Strings: byte order of "<count> <reason>", so "10 x" sorts before "2 y" as upstream.
       const parts = [...counts].map(([r, n]) => `${n} ${r}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       if (parts.length) msg += ` ${parts.join(', ')}.`;

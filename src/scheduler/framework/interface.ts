@@ -31,8 +31,10 @@ export interface QueuedPodInfo {
   timestamp: number;
   /** Scheduling attempts so far (drives backoff). */
   attempts: number;
-  /** When the pod first entered the queue. */
+  /** When the pod first entered activeQ (unset while PreEnqueue holds it). */
   initialAttemptTimestamp?: number;
+  /** The last failed attempt as the timeline has it: repeats of its message extend the series. */
+  failureSeries?: { message: string; start: number; count: number };
   /** Plugins that rejected the pod in its last attempt: only their events move it back. */
   unschedulablePlugins: Set<string>;
   /** Plugins that left the pod Pending in its last attempt. */
@@ -91,6 +93,8 @@ export interface NominatingInfo {
 
 export interface PostFilterResult {
   nominatingInfo?: NominatingInfo;
+  /** The pods preemption deletes for the nomination (namespace/name), for the pod's timeline. */
+  victims?: string[];
 }
 
 /**

@@ -43,6 +43,13 @@ import { NodeInfo, podPriority, podUID, type PodInfo } from './types.js';
 /** Plugin name → factory. */
 export type Registry = Readonly<Record<string, PluginFactory>>;
 
+/** One Score plugin's normalized scores, one per node in the order scored. */
+export interface PluginScores {
+  plugin: string;
+  weight: number;
+  scores: number[];
+}
+
 export interface PluginConfig {
   name: string;
   /** Score weight (default 1). */
@@ -379,11 +386,14 @@ export class Framework implements Handle {
   }
 
   /** Weighted total score per node (aligned with nodes). */
-  runScorePlugins(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { totals?: number[]; status: Result } {
+  /** The weighted totals per node, and each plugin's normalized scores (for the timeline's top scores). */
+  runScorePlugins(state: CycleState, pod: Pod, nodes: readonly NodeInfo[]): { totals?: number[]; byPlugin?: PluginScores[]; status: Result } {
     const totals = new Array<number>(nodes.length).fill(0);
-    const scores = new Array<number>(nodes.length);
+    const byPlugin: PluginScores[] = [];
     for (const { plugin, weight } of this.scorePlugins) {
       if (state.skipScorePlugins.has(plugin.name)) continue;
+      const scores = new Array<number>(nodes.length);
+      byPlugin.push({ plugin: plugin.name, weight, scores });
       for (let i = 0; i < nodes.length; i++) {
         const s = plugin.score(state, pod, nodes[i]!);
         if (typeof s !== 'number') return { status: Status.error(new Error(`running Score plugin "${plugin.name}": ${s.message()}`)).withPlugin(plugin.name) };
@@ -406,7 +416,7 @@ export class Framework implements Handle {
         totals[i]! += v * weight;
       }
     }
-    return { totals, status: undefined };
+    return { totals, byPlugin, status: undefined };
   }
 
   runReservePluginsReserve(state: CycleState, pod: Pod, nodeName: string): Result {

@@ -19,8 +19,10 @@ export interface SchedulingQueueOptions {
   preEnqueue: (pod: Pod) => Status | undefined;
   /** Plugin name → the events that may resolve its rejections. */
   eventsToRegister: Map<string, ClusterEventWithHint[]>;
-  /** Called when PreEnqueue rejects a pod (to report PodScheduled=False SchedulingGated). */
-  onGated?: (pod: Pod, status: Status) => void;
+  /** Called when PreEnqueue rejects a pod (to report PodScheduled=False SchedulingGated); `newly` when it was not gated before. */
+  onGated?: (pod: Pod, status: Status, newly: boolean) => void;
+  /** Called when a pod enters activeQ for the first time (`first`) or after PreEnqueue held it (`ungated`). */
+  onActivated?: (pInfo: QueuedPodInfo, first: boolean, ungated: boolean) => void;
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   /** Pods unschedulable this long are retried even without an event. */
@@ -88,7 +90,6 @@ export class SchedulingQueue implements PodNominator {
       podInfo: new PodInfo(pod),
       timestamp: now,
       attempts: 0,
-      initialAttemptTimestamp: now,
       unschedulablePlugins: new Set(),
       pendingPlugins: new Set(),
     };
@@ -118,10 +119,8 @@ export class SchedulingQueue implements PodNominator {
       }
       pInfo.podInfo = new PodInfo(newPod);
       this.unschedulable.delete(uid);
-      if (pInfo.gatingPlugin) {
-        pInfo.gatingPlugin = undefined;
-        this.moveToActiveQ(pInfo);
-      } else if (this.isBackingOff(pInfo)) this.backoffQ.addOrUpdate(pInfo);
+      if (pInfo.gatingPlugin) this.moveToActiveQ(pInfo);
+      else if (this.isBackingOff(pInfo)) this.backoffQ.addOrUpdate(pInfo);
       else this.moveToActiveQ(pInfo);
       return;
     }
@@ -159,16 +158,20 @@ export class SchedulingQueue implements PodNominator {
   /**
    * Puts back a pod whose attempt failed. Pods rejected by plugins wait in the unschedulable pool
    * for a helpful event; pods that failed with an error, or whose attempt overlapped a move request,
-   * go to backoffQ.
+   * go to backoffQ. Returns where it went (undefined when it was already queued).
    */
-  addUnschedulableIfNotPresent(pInfo: QueuedPodInfo, podSchedulingCycle: number): void {
+  addUnschedulableIfNotPresent(pInfo: QueuedPodInfo, podSchedulingCycle: number): 'backoff' | 'unschedulable' | undefined {
     const uid = keyOf(pInfo);
     this.inFlight.delete(uid);
-    if (this.activeQ.has(uid) || this.backoffQ.has(uid) || this.unschedulable.has(uid)) return;
+    if (this.activeQ.has(uid) || this.backoffQ.has(uid) || this.unschedulable.has(uid)) return undefined;
     pInfo.timestamp = this.opts.clock.now();
     const rejected = pInfo.unschedulablePlugins.size > 0 || pInfo.pendingPlugins.size > 0;
-    if (!rejected || this.moveRequestCycle >= podSchedulingCycle) this.backoffQ.addOrUpdate(pInfo);
-    else this.unschedulable.set(uid, pInfo);
+    if (!rejected || this.moveRequestCycle >= podSchedulingCycle) {
+      this.backoffQ.addOrUpdate(pInfo);
+      return 'backoff';
+    }
+    this.unschedulable.set(uid, pInfo);
+    return 'unschedulable';
   }
 
   /** Moves the unschedulable pods that the event may help to activeQ (or backoffQ while backing off). */
@@ -249,13 +252,18 @@ export class SchedulingQueue implements PodNominator {
   /** Runs PreEnqueue; a rejected pod is parked in the pool until it changes. */
   private moveToActiveQ(pInfo: QueuedPodInfo): void {
     const s = this.opts.preEnqueue(pInfo.podInfo.pod);
+    const wasGated = pInfo.gatingPlugin !== undefined;
     if (s) {
       pInfo.gatingPlugin = s.plugin;
       this.unschedulable.set(keyOf(pInfo), pInfo);
-      this.opts.onGated?.(pInfo.podInfo.pod, s);
+      this.opts.onGated?.(pInfo.podInfo.pod, s, !wasGated);
       return;
     }
     pInfo.gatingPlugin = undefined;
+    // Upstream's InitialAttemptTimestamp: the SLI excludes the time a pod was gated.
+    const first = pInfo.initialAttemptTimestamp === undefined;
+    if (first) pInfo.initialAttemptTimestamp = this.opts.clock.now();
+    this.opts.onActivated?.(pInfo, first, wasGated);
     const waiter = this.waiters.shift();
     if (waiter) waiter(this.startAttempt(pInfo));
     else this.activeQ.addOrUpdate(pInfo);

@@ -182,7 +182,7 @@ class DefaultPreemption implements PostFilterPlugin {
     this.handle.logger.debug({ pod: podKey(pod), node: best.nodeName, victims: best.victims.length }, 'the target node for the preemption is determined');
     const prepared = await this.prepareCandidate(best, pod);
     if (!isSuccess(prepared)) return { status: prepared };
-    return { result: { nominatingInfo: { nominatedNodeName: best.nodeName, mode: 'Override' } } };
+    return { result: { nominatingInfo: { nominatedNodeName: best.nodeName, mode: 'Override' }, victims: best.victims.map(podKey) } };
   }
 
   /** Why the pod may not preempt now (upstream's PodEligibleToPreemptOthers), or undefined. */
