@@ -82,7 +82,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
     resourceQuotaSyncPeriodMs: positiveDuration(args, 'resource-quota-sync-period'),
     nodeLifecycle: nodeLifecycleOptions(args),
-    controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
+    controllerIdentities: [...new Set(controllerDescriptors.filter((d) => !d.rootClient).map((d) => d.identity))],
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),
     limits: requestLimits(args),
     admission: admissionPlugins(args),
