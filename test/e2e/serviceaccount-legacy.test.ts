@@ -1,6 +1,7 @@
 // Legacy service-account token Secrets against a real `kite server` with the real kubectl: the
 // serviceaccount-token-controller fills a Secret kubectl creates, its token authenticates as the
 // account (`kubectl auth whoami`), and deleting the account deletes the Secret and ends the token.
+// The server runs with --api-audiences: TokenRequest's default audiences and the authenticator follow it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,9 +10,10 @@ import { writeKubeconfig } from '../../src/client/kubeconfig-write.js';
 import { eventually, kubectl, kubectlOk, removeDir, startServer, type KiteServer } from './harness.js';
 
 let server: KiteServer;
+const issuer = 'https://kubernetes.default.svc.cluster.local';
 
 before(async () => {
-  server = await startServer();
+  server = await startServer({ extraArgs: ['--api-audiences', `${issuer},i15-audience`] });
 });
 
 after(async () => {
@@ -68,5 +70,27 @@ void describe('legacy service-account token Secrets', () => {
   void it('a token Secret naming a missing account is deleted', async () => {
     kubectlOk(server, ['create', '-f', '-'], tokenSecret.replace('i15-builder-token', 'i15-orphan-token').replace('name: i15-builder\n', 'name: i15-nobody\n'));
     await eventually(() => (kubectl(server, ['get', 'secret', 'i15-orphan-token']).code === 1 ? true : undefined), 'the orphan Secret deleted');
+  });
+});
+
+void describe('--api-audiences', () => {
+  void it('is what TokenRequest names by default, and a token must name one of them', async () => {
+    const caPem = readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8');
+    const whoami = async (token: string) => {
+      const kubeconfig = join(server.dataDir, 'aud.kubeconfig');
+      await writeKubeconfig(kubeconfig, { server: server.url, caPem, token, user: 'aud' });
+      return kubectl({ kubeconfig }, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    };
+    const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { aud: string[] };
+    const byDefault = kubectlOk(server, ['create', 'token', 'default']).trim();
+    assert.deepEqual(claims(byDefault).aud, [issuer, 'i15-audience']);
+    const ours = kubectlOk(server, ['create', 'token', 'default', '--audience', 'i15-audience']).trim();
+    assert.deepEqual(await whoami(ours), { code: 0, stdout: 'system:serviceaccount:default:default', stderr: '' });
+    const theirs = kubectlOk(server, ['create', 'token', 'default', '--audience', 'i15-elsewhere']).trim();
+    const refused = await whoami(theirs);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Unauthorized/);
+    const review = kubectlOk(server, ['create', '-f', '-', '-o', 'jsonpath={.status.audiences}'], JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: ours } }));
+    assert.deepEqual(JSON.parse(review), [issuer, 'i15-audience']);
   });
 });
