@@ -9,6 +9,7 @@ import type { ResourceInfo } from '../../../api/resources.js';
 import type { Clock } from '../../../util/clock.js';
 import type { AdmissionAttributes, AdmissionLookups } from '../interface.js';
 import { WebhookCallError, WebhookClient } from './client.js';
+import { MatchConditionMatcher } from './matchconditions.js';
 import { matchNamespaceSelector, matchObjectSelector, matchRules } from './matching.js';
 import { InvalidResponseError, newAdmissionReview, verifyAdmissionResponse, type AdmissionResponse } from './review.js';
 
@@ -73,15 +74,16 @@ export function denial(webhook: string, status: AdmissionResponse['status']): St
 
 export class WebhookCaller {
   private readonly client: WebhookClient;
+  private readonly matchConditions = new MatchConditionMatcher();
 
   constructor(deps: WebhookDeps) {
     this.client = new WebhookClient(deps);
   }
 
   /**
-   * Calls the webhook with the review of `a` (objects in the matched resource's version). A failed
-   * call is undefined under failurePolicy Ignore and a 500 otherwise; a webhook with side effects
-   * refuses dry-run requests.
+   * Calls the webhook with the review of `a` (objects in the matched resource's version) when its
+   * matchConditions hold (undefined when they do not). A failed call is undefined under failurePolicy
+   * Ignore and a 500 otherwise; a webhook with side effects refuses dry-run requests.
    */
   async call(
     inv: WebhookInvocation<Webhook>,
@@ -90,6 +92,8 @@ export class WebhookCaller {
     mutating: boolean,
   ): Promise<AdmissionResponse | undefined> {
     const { hook } = inv;
+    // Evaluated just before the call, so a mutating webhook's conditions see earlier webhooks' changes.
+    if (!this.matchConditions.matches(hook.matchConditions, hook.failurePolicy, a, objects)) return undefined;
     if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun') {
       throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
     }

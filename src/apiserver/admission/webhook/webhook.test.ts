@@ -256,3 +256,33 @@ test('webhook configurations themselves are never sent to webhooks', () => {
   assert.equal(plugin.handles(a), false);
   assert.equal(plugin.handles(pod()), true);
 });
+
+test('matchConditions: all true calls the webhook, one false skips it, an error follows failurePolicy', async () => {
+  const conditions = (...expressions: string[]) => expressions.map((expression, i) => ({ name: `c${i}`, expression }));
+  const deny = (matchConditions: { name: string; expression: string }[], failurePolicy: 'Fail' | 'Ignore' = 'Fail') =>
+    new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook<ValidatingWebhook>('deny.example.com', '/deny', { matchConditions, failurePolicy })]] }), clock: realClock });
+  const allTrue = await refusal(deny(conditions("object.metadata.name == 'web'", "request.userInfo.username == 'alice'", 'oldObject == null')).validate(pod()));
+  assert.match(allTrue.message, /denied the request/);
+  const before = calls.get('/deny') ?? 0;
+  // A false one skips the call even beside an error.
+  await deny(conditions('object.metadata.nothing.size() > 0', "object.metadata.name == 'other'")).validate(pod());
+  await deny(conditions("'team' in object.metadata.labels")).validate(pod());
+  assert.equal(calls.get('/deny') ?? 0, before);
+  const err = await refusal(deny(conditions('true', 'object.metadata.nothing.size() > 0')).validate(pod()));
+  assert.equal(err.code, 403);
+  assert.match(err.message, /^pods "web" is forbidden: expression 'object\.metadata\.nothing\.size\(\) > 0' resulted in error: /);
+  await deny(conditions('object.metadata.nothing.size() > 0'), 'Ignore').validate(pod());
+  assert.equal(calls.get('/deny') ?? 0, before);
+});
+
+test("matchConditions of a mutating webhook see the earlier webhooks' changes", async () => {
+  const labelled = hook<MutatingWebhook>('copy.example.com', '/label-b', { matchConditions: [{ name: 'has-mutated', expression: "'mutated' in object.metadata.labels" }] });
+  const plugin = new MutatingAdmissionWebhook({ lookups: lookups({ mutating: [[hook('label.example.com', '/label'), labelled]] }), clock: realClock });
+  const a = pod();
+  await plugin.admit(a);
+  assert.deepEqual(a.object?.metadata?.labels, { mutated: 'yes', b: 'set' });
+  const skipped = new MutatingAdmissionWebhook({ lookups: lookups({ mutating: [[labelled]] }), clock: realClock });
+  const b = pod();
+  await skipped.admit(b);
+  assert.deepEqual(b.object?.metadata?.labels, {});
+});
