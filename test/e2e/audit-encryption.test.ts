@@ -100,6 +100,8 @@ describe('kite server --audit-policy-file --encryption-provider-config (SQLite)'
     assert.match(done.responseObject?.metadata?.uid ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(done.responseStatus?.code, 201);
     assert.equal(done.annotations?.['authorization.k8s.io/decision'], 'allow');
+    // Admission's annotations: PodSecurity's policy for the default namespace.
+    assert.equal(done.annotations?.['pod-security.kubernetes.io/enforce-policy'], 'privileged:latest');
     const all = auditEvents(auditLog);
     assert.ok(all.every((e) => e.stage !== 'RequestReceived'), 'the policy omits RequestReceived');
     const metadataOnly = all.find((e) => e.objectRef?.resource === 'namespaces' || (e.objectRef && e.objectRef.resource !== 'pods'));

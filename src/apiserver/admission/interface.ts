@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { UserInfo } from '../authn/user.js';
+import type { AddAuditAnnotation } from '../audit/policy.js';
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -22,6 +23,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Where plugins add warnings for the client (HTTP Warning headers); absent when nobody listens. */
   warnings?: string[];
+  /** Adds an audit annotation (upstream's attributes' AddAnnotation); absent when nobody audits. */
+  annotate?: AddAuditAnnotation;
 }
 
 export interface AdmissionPlugin {

@@ -12,6 +12,7 @@ import type { Clock } from '../../util/clock.js';
 import type { UpgradeRequest } from '../../streaming/upgrade.js';
 import { badRequest } from '../../api/errors.js';
 import { queryBool, queryInt64 } from '../../api/query.js';
+import type { AddAuditAnnotation } from '../audit/policy.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -27,7 +28,7 @@ export interface ResourceRequest {
   /** The connection of an upgrade request (exec, attach, portforward). */
   upgrade?: UpgradeRequest;
   /** Adds an audit annotation to the request's events (RequestContext.annotate). */
-  annotate: (key: string, value: string) => void;
+  annotate: AddAuditAnnotation;
 }
 
 export function query(r: Pick<ResourceRequest, 'url'>, name: string): string | undefined {

@@ -24,6 +24,7 @@ import { TooOldError, type CacheEvent, type WatchCache } from '../watchcache/cac
 import type { Selection } from './selection.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { deepClone } from '../../api/patch/json.js';
+import type { AddAuditAnnotation } from '../audit/policy.js';
 
 /** Admission as the registry sees it: mutation before its own validation, validation after. */
 export interface Admitter {
@@ -45,6 +46,8 @@ export interface WriteOptions {
   allowCreate?: boolean;
   /** Collects admission's warnings for the response. */
   warnings?: string[];
+  /** Admission's audit annotations. */
+  annotate?: AddAuditAnnotation;
 }
 
 export interface DeleteOptions {
@@ -403,7 +406,7 @@ export class Registry {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
     this.strategy.prepareForCreate(obj, { now, user: opts.user });
-    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
+    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, annotate: opts.annotate };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
     await this.strategy.authorizeWrite?.(obj, undefined, opts.user);
@@ -490,7 +493,7 @@ export class Registry {
         ]);
       }
       const obj = this.prepareUpdate(proposed, current, opts);
-      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
+      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, annotate: opts.annotate };
       await this.deps.admitter.mutate('UPDATE', admit);
       const errs = opts.subresource ? this.strategy.validateSubresourceUpdate(opts.subresource, obj, current) : this.strategy.validateUpdate(obj, current);
       this.assertValid(obj, errs);
@@ -599,7 +602,7 @@ export class Registry {
         );
       }
       if (attempt === 0) {
-        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
+        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, annotate: opts.annotate };
         await this.deps.admitter.mutate('DELETE', admit);
         await this.deps.admitter.validate('DELETE', admit);
       }

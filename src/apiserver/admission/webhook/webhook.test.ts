@@ -26,7 +26,7 @@ before(async () => {
       case '/allow':
         return { allowed: true, warnings: ['looked at it'] };
       case '/label':
-        return { allowed: true, patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }] };
+        return { allowed: true, patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }], auditAnnotations: { checked: 'labels', ignored: 7 } };
       case '/label-b':
         return { allowed: true, patch: labels.b ? [] : [{ op: 'add', path: '/metadata/labels/b', value: 'set' }] };
       case '/copy-b':
@@ -285,4 +285,27 @@ test("matchConditions of a mutating webhook see the earlier webhooks' changes", 
   const b = pod();
   await skipped.admit(b);
   assert.deepEqual(b.object?.metadata?.labels, {});
+});
+
+test('audit annotations: each mutating call and its patch by round and index, the webhooks\' own under their names, failing open', async () => {
+  const annotations = new Map<string, [string, string | undefined]>();
+  const annotate = (key: string, value: string, level?: string) => void annotations.set(key, [value, level]);
+  const dead = `https://127.0.0.1:${await deadPort()}/x`;
+  const ignored = hook<MutatingWebhook>('dead.example.com', '/x', { failurePolicy: 'Ignore', clientConfig: { url: dead, caBundle: server.caBundle } });
+  const plugin = new MutatingAdmissionWebhook({
+    lookups: lookups({ mutating: [[hook('allow.example.com', '/allow'), hook('label.example.com', '/label')], [ignored]] }),
+    clock: realClock,
+  });
+  await plugin.admit({ ...pod(), annotate });
+  assert.deepEqual(Object.fromEntries(annotations), {
+    'mutation.webhook.admission.k8s.io/round_0_index_0': [JSON.stringify({ configuration: 'm0', webhook: 'allow.example.com', mutated: false }), undefined],
+    'label.example.com/checked': ['labels', undefined],
+    'patch.webhook.admission.k8s.io/round_0_index_1': [
+      JSON.stringify({ configuration: 'm0', webhook: 'label.example.com', patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }], patchType: 'JSONPatch' }),
+      'Request',
+    ],
+    'mutation.webhook.admission.k8s.io/round_0_index_1': [JSON.stringify({ configuration: 'm0', webhook: 'label.example.com', mutated: true }), undefined],
+    'failed-open.mutation.webhook.admission.k8s.io/round_0_index_2': ['dead.example.com', undefined],
+    'mutation.webhook.admission.k8s.io/round_0_index_2': [JSON.stringify({ configuration: 'm1', webhook: 'dead.example.com', mutated: false }), undefined],
+  });
 });
