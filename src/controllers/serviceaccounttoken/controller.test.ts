@@ -8,15 +8,7 @@ import { legacyClaimKeys, legacyIssuer, TokenSigner } from '../../apiserver/auth
 import { SharedInformerFactory } from '../../client/factory.js';
 import { FakeClock } from '../../util/clock.js';
 import { isServiceAccountToken, serviceAccountNameKey, serviceAccountTokenSecretType, serviceAccountUIDKey, TokensController } from './controller.js';
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+import { until } from '../kit/testing.js';
 
 const decode = (v: string | undefined) => Buffer.from(v ?? '', 'base64').toString('utf8');
 
