@@ -12,6 +12,7 @@ import { asksImpersonation, impersonationOf } from './authn/impersonation.js';
 import { auditFilter, type AuditDependencies } from './audit/filter.js';
 import { PodRequestTrace, tracesPod, type PodStepQueue } from './timeline/trace.js';
 import { InflightLimiter, isLongRunning, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
+import type { AddAuditAnnotation } from './audit/policy.js';
 
 /** One request on its way through the chain; filters fill in what they establish. */
 export interface RequestContext {
@@ -30,9 +31,9 @@ export interface RequestContext {
   user?: UserInfo;
   /**
    * Adds an annotation to the request's audit events (authorization's decision, admission plugins'
-   * findings); the first value of a key stays. A no-op unless the audit policy records the request.
+   * findings). A no-op unless the audit policy records the request.
    */
-  annotate: (key: string, value: string) => void;
+  annotate: AddAuditAnnotation;
   /** A pod write's timeline steps: set by the podTimeline filter, marked down the chain. */
   timeline?: PodRequestTrace;
 }

@@ -120,8 +120,10 @@ export interface ApiServerOptions {
   serviceClusterIPRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: PortRange;
-  /** --service-account-issuer (default https://kubernetes.default.svc.cluster.local); also the API audience. */
+  /** --service-account-issuer (default https://kubernetes.default.svc.cluster.local). */
   serviceAccountIssuer?: string;
+  /** --api-audiences: what tokens must name to reach this server (default: the issuer). */
+  apiAudiences?: readonly string[];
   /** --service-account-max-token-expiration in seconds (default: no cap). */
   serviceAccountMaxTokenExpirationSeconds?: number;
   /**
@@ -395,7 +397,7 @@ export class ApiServer implements Service {
     return {
       signer: new TokenSigner(await ensureServiceAccountKey(this.pki.dir)),
       issuer,
-      apiAudiences: [issuer],
+      apiAudiences: this.opts.apiAudiences?.length ? [...this.opts.apiAudiences] : [issuer],
       maxExpirationSeconds: this.opts.serviceAccountMaxTokenExpirationSeconds ?? 0,
       extendExpiration: true,
       maxExtendedExpirationSeconds: expirationExtensionSeconds,

@@ -31,6 +31,14 @@ describe('kite server admission flags', () => {
   });
 });
 
+describe('kite server --api-audiences', () => {
+  it('splits the list, drops empty entries, and leaves the default to the server when none is left', () => {
+    assert.equal(optionsOf().apiAudiences, undefined);
+    assert.deepEqual(optionsOf('--api-audiences', 'https://a, b,,').apiAudiences, ['https://a', 'b']);
+    assert.equal(optionsOf('--api-audiences', ',').apiAudiences, undefined);
+  });
+});
+
 describe('kite server controller flags', () => {
   it('passes --terminated-pod-gc-threshold on, and the controllers their service accounts', () => {
     assert.equal(optionsOf().terminatedPodGCThreshold, undefined);

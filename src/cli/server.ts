@@ -49,8 +49,9 @@ export const serverUsage = `  server   Run the API server.
            --disable-admission-plugins LIST  default admission plugins to turn off
            --service-cluster-ip-range CIDR[,CIDR]  the default ServiceCIDR, made at first start (default 10.96.0.0/12)
            --service-node-port-range MIN-MAX  ports for NodePort services (default 30000-32767)
-           --service-account-issuer URL  the iss of service account tokens and the API audience
+           --service-account-issuer URL  the iss of service account tokens
                                        (default https://kubernetes.default.svc.cluster.local)
+           --api-audiences LIST        audiences a token must name to reach the API (default: the issuer)
            --service-account-max-token-expiration DURATION  longest a TokenRequest may ask for (1h to 2^32 s; default no cap)
            --audit-policy-file FILE    an audit.k8s.io/v1 Policy: which requests are logged, at which level
            --audit-log-path PATH       where audit events go, one JSON Event a line ("-": stdout)
@@ -70,7 +71,7 @@ export const serverUsage = `  server   Run the API server.
 
 const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration', 'encryption-provider-config', 'audit-policy-file', 'audit-log-path', 'audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage', 'audit-log-format', 'pod-timeline', 'pod-timeline-retention', 'pod-timeline-max-pods', 'otlp-endpoint'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'api-audiences', 'service-account-max-token-expiration', 'encryption-provider-config', 'audit-policy-file', 'audit-log-path', 'audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage', 'audit-log-format', 'pod-timeline', 'pod-timeline-retention', 'pod-timeline-max-pods', 'otlp-endpoint'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -89,13 +90,14 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     horizontalPodAutoscalerSyncPeriodMs: positiveDuration(args, 'horizontal-pod-autoscaler-sync-period'),
     resourceQuotaSyncPeriodMs: positiveDuration(args, 'resource-quota-sync-period'),
     nodeLifecycle: nodeLifecycleOptions(args),
-    controllerIdentities: [...new Set(controllerDescriptors.map((d) => d.identity))],
+    controllerIdentities: [...new Set(controllerDescriptors.filter((d) => !d.rootClient).map((d) => d.identity))],
     metricResolutionMs: positiveDuration(args, 'metric-resolution'),
     limits: requestLimits(args),
     admission: admissionPlugins(args),
     serviceClusterIPRange: serviceClusterIPRange(args.flags.get('service-cluster-ip-range')),
     serviceNodePortRange: optionalPortRange(args.flags.get('service-node-port-range')),
     serviceAccountIssuer: serviceAccountIssuer(args.flags.get('service-account-issuer')),
+    apiAudiences: apiAudiences(args.flags.get('api-audiences')),
     serviceAccountMaxTokenExpirationSeconds: maxTokenExpiration(args),
     encryptionProviderConfig: optionalPath(args.flags.get('encryption-provider-config')),
     audit: auditOptions(args),
@@ -126,6 +128,12 @@ function serviceAccountIssuer(text: string | undefined): string | undefined {
     }
   }
   return text;
+}
+
+/** --api-audiences: a comma-separated list (empty entries dropped); none leaves the issuer's default. */
+export function apiAudiences(text: string | undefined): string[] | undefined {
+  const list = (text ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
+  return list.length ? list : undefined;
 }
 
 /** --service-account-max-token-expiration, in seconds, within kube-apiserver's bounds. */

@@ -29,6 +29,9 @@ import { ServiceCIDRController } from './servicecidrs/controller.js';
 import { ClusterRoleAggregationController } from './clusterroleaggregation/controller.js';
 import { ServiceAccountsController } from './serviceaccount/controller.js';
 import { RootCACertPublisher } from './rootcacertpublisher/controller.js';
+import { TokensController } from './serviceaccounttoken/controller.js';
+import { TokenSigner } from '../apiserver/authn/satoken.js';
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ResourceQuotaController } from './resourcequota/controller.js';
 import { ValidatingAdmissionPolicyStatusController } from './validatingadmissionpolicystatus/controller.js';
@@ -69,8 +72,10 @@ export interface ControllerDescriptor {
   aliases: readonly string[];
   /** Left off by `*`; only `--controllers=name` turns it on. */
   disabledByDefault?: boolean;
-  /** The service account upstream's controller runs as (kube-system/<identity>). */
+  /** The service account upstream's controller runs as (kube-system/<identity>), or its user agent's suffix with rootClient. */
   identity: string;
+  /** Runs with the manager's own credentials (upstream's rootClientBuilder), as it must before any token exists. */
+  rootClient?: boolean;
   /** The controller, or undefined when what it needs is missing (upstream's "skipping"). */
   init(ctx: ControllerContext): RunnableController | undefined;
 }
@@ -202,6 +207,21 @@ export const controllerDescriptors: readonly ControllerDescriptor[] = [
     aliases: ['serviceaccount'],
     identity: 'service-account-controller',
     init: (ctx) => new ServiceAccountsController(ctx),
+  },
+  {
+    name: 'serviceaccount-token-controller',
+    aliases: ['serviceaccount-token'],
+    identity: 'tokens-controller',
+    rootClient: true,
+    // Upstream skips it without a private key; its CA is --root-ca-file's.
+    init: (ctx) =>
+      ctx.serviceAccountPrivateKeyFile
+        ? new TokensController({
+            ...ctx,
+            signer: new TokenSigner(createPrivateKey(readFileSync(ctx.serviceAccountPrivateKeyFile, 'utf8'))),
+            rootCA: ctx.rootCAFile ? readFileSync(ctx.rootCAFile, 'utf8') : undefined,
+          })
+        : undefined,
   },
   {
     name: 'root-ca-certificate-publisher-controller',

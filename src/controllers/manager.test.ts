@@ -38,6 +38,7 @@ test('every controller names the service account upstream runs it as', () => {
       'endpoints-controller': 'endpoint-controller',
       'endpointslice-controller': 'endpointslice-controller',
       'resourcequota-controller': 'resourcequota-controller',
+      'serviceaccount-token-controller': 'tokens-controller',
       'service-cidr-controller': 'service-cidrs-controller',
       'serviceaccount-controller': 'service-account-controller',
       'root-ca-certificate-publisher-controller': 'root-ca-cert-publisher',

@@ -1,6 +1,24 @@
 // The storage contract: an etcd-shaped key-value store with one global revision.
 // Only the API server uses it; the revision of an object's last write is its resourceVersion.
 
+/** The mark of an encrypted value (storage/value): what follows its provider's prefix is raw bytes. */
+export const encryptedValueMarker = 'k8s:enc:';
+
+/**
+ * A value's bytes as a backend stores them. Values are JSON text (UTF-8), but an encrypted one is
+ * bytes carried one char per byte (latin1), so etcd holds upstream's very bytes and each side reads the other's.
+ */
+export function valueToBytes(value: string): Buffer {
+  return Buffer.from(value, value.startsWith(encryptedValueMarker) ? 'latin1' : 'utf8');
+}
+
+/** valueToBytes's inverse. */
+export function valueFromBytes(bytes: Uint8Array): string {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const encrypted = buf.subarray(0, encryptedValueMarker.length).toString('latin1') === encryptedValueMarker;
+  return buf.toString(encrypted ? 'latin1' : 'utf8');
+}
+
 /** One stored key at one revision. `value` is the serialized object (JSON text). */
 export interface KeyValue {
   key: string;

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createDecipheriv } from 'node:crypto';
 import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
 import { startEtcd, type EtcdServer } from '../../src/storage/testing/etcd-server.js';
 import { eventually, kiteBin, kubectl, kubectlOk, removeDir, startServer, tempDir, type KiteServer } from './harness.js';
@@ -75,6 +76,8 @@ describe('kite server --audit-policy-file --encryption-provider-config (SQLite)'
     writeFileSync(join(dir, 'policy.yaml'), policy);
     writeFileSync(encryptionFile, encryption(['key1', key1]));
     server = await startServer({ dataDir: join(dir, 'data'), extraArgs: args() });
+    // ServiceAccount admission waits only a moment for the controller's default account.
+    await eventually(() => (kubectl(server, ['get', 'serviceaccount', 'default']).code === 0 ? true : undefined), 'the default ServiceAccount');
   });
   after(async () => {
     await server?.stop();
@@ -97,6 +100,8 @@ describe('kite server --audit-policy-file --encryption-provider-config (SQLite)'
     assert.match(done.responseObject?.metadata?.uid ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(done.responseStatus?.code, 201);
     assert.equal(done.annotations?.['authorization.k8s.io/decision'], 'allow');
+    // Admission's annotations: PodSecurity's policy for the default namespace.
+    assert.equal(done.annotations?.['pod-security.kubernetes.io/enforce-policy'], 'privileged:latest');
     const all = auditEvents(auditLog);
     assert.ok(all.every((e) => e.stage !== 'RequestReceived'), 'the policy omits RequestReceived');
     const metadataOnly = all.find((e) => e.objectRef?.resource === 'namespaces' || (e.objectRef && e.objectRef.resource !== 'pods'));
@@ -175,5 +180,18 @@ describe('kite server --encryption-provider-config on etcd', () => {
       await raw.close();
     }
     assert.equal(kubectlOk(server, ['get', 'secret', 'db', '-o', 'jsonpath={.data.password}']), Buffer.from('hunter2').toString('base64'));
+  });
+
+  it("writes upstream's bytes: kube-apiserver's aescbc (IV, then the ciphertext) opens them", async () => {
+    // etcd's own JSON gateway hands out the stored bytes, untouched by kite's client.
+    const res = await fetch(`http://${etcd.endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/registry/secrets/default/db').toString('base64') }) });
+    const body = (await res.json()) as { kvs: { value: string }[] };
+    const bytes = Buffer.from(body.kvs[0]!.value, 'base64');
+    const prefix = Buffer.from('k8s:enc:aescbc:v1:key1:');
+    assert.deepEqual(bytes.subarray(0, prefix.length), prefix);
+    const sealed = bytes.subarray(prefix.length);
+    const decipher = createDecipheriv('aes-256-cbc', Buffer.from(key1, 'base64'), sealed.subarray(0, 16));
+    const plain = JSON.parse(Buffer.concat([decipher.update(sealed.subarray(16)), decipher.final()]).toString('utf8')) as { data: Record<string, string> };
+    assert.equal(plain.data.password, Buffer.from('hunter2').toString('base64'));
   });
 });

@@ -4,7 +4,8 @@
 // resource quota controller, so both count the same way.
 import type { Container, Pod, ResourceQuota, ScopedResourceSelectorRequirement, Service } from 'kubernetes-types/core/v1.js';
 import { newRequirement, selectorOf } from '../labels.js';
-import { isPodPhaseTerminal, isRestartableInitContainer } from '../pod/status.js';
+import { isPodPhaseTerminal } from '../pod/status.js';
+import { aggregatePodResources, type ResourceMeasure } from '../pod/resources.js';
 import { podQOS } from '../pod/qos.js';
 import { Quantity } from '../quantity.js';
 import { isExtendedResourceName, isNativeResourceName } from '../validation/podspec.js';
@@ -134,27 +135,14 @@ const maxUsage = (a: Usage, b: Usage): Usage => {
   return out;
 };
 
+const usageMeasure: ResourceMeasure<Usage> = { zero: () => new Map(), add: addUsage, max: maxUsage };
+
 /**
- * resourcehelper.PodRequests / PodLimits on quantities: containers and sidecars run together, each
- * other init container beside the sidecars started before it; the pod needs the larger. Overhead is
- * added to requests, and to limits only where a limit is set.
+ * resourcehelper.PodRequests / PodLimits on quantities (pod/resources.ts's rule). Overhead is added
+ * to requests, and to limits only where a limit is set.
  */
 function podAggregate(pod: Pod, pick: (c: Container) => Record<string, string | number> | undefined, isLimits: boolean): Usage {
-  let total: Usage = new Map();
-  for (const c of pod.spec?.containers ?? []) total = addUsage(total, parseResourceList(pick(c)));
-  let sidecars: Usage = new Map();
-  let initPeak: Usage = new Map();
-  for (const c of pod.spec?.initContainers ?? []) {
-    const own = parseResourceList(pick(c));
-    if (isRestartableInitContainer(c)) {
-      total = addUsage(total, own);
-      sidecars = addUsage(sidecars, own);
-      initPeak = maxUsage(initPeak, sidecars);
-    } else {
-      initPeak = maxUsage(initPeak, addUsage(own, sidecars));
-    }
-  }
-  total = maxUsage(total, initPeak);
+  const total = aggregatePodResources(pod, (c) => parseResourceList(pick(c)), usageMeasure);
   const overhead = parseResourceList(pod.spec?.overhead as Record<string, string> | undefined);
   return addUsage(total, isLimits ? maskUsage(overhead, total.keys()) : overhead);
 }

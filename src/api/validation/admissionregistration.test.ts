@@ -58,6 +58,20 @@ test('webhook configurations are validated with upstream messages', () => {
   ]);
 });
 
+test("webhooks' matchConditions: at most 64, each compiles, names qualified and unique", () => {
+  const mc = (name: string, expression: string) => ({ name, expression });
+  assert.deepEqual(errors('ValidatingWebhookConfiguration', [webhook({ matchConditions: [mc('a', "object.metadata.name != 'x'"), mc('b', 'request.dryRun == false')] })]), []);
+  const many = Array.from({ length: 65 }, (_, i) => mc(`c${i}`, 'true'));
+  assert.deepEqual(errors('MutatingWebhookConfiguration', [webhook({ matchConditions: many })]), ['webhooks[0].matchConditions: Too many: 65: must have at most 64 items']);
+  const bad = errors('ValidatingWebhookConfiguration', [webhook({ matchConditions: [mc('a', 'true'), mc('a', 'true'), mc('', ' '), mc('Bad Name', 'object.')] })]);
+  assert.equal(bad[0], 'webhooks[0].matchConditions[1].name: Duplicate value: "a"');
+  assert.equal(bad[1], 'webhooks[0].matchConditions[2].expression: Required value');
+  assert.equal(bad[2], 'webhooks[0].matchConditions[2].name: Required value');
+  assert.match(bad[3]!, /^webhooks\[0\]\.matchConditions\[3\]\.expression: Invalid value: "object\.": compilation failed: ERROR: <input>/);
+  assert.match(bad[4]!, /^webhooks\[0\]\.matchConditions\[3\]\.name: Invalid value: "Bad Name": name part must consist of alphanumeric characters/);
+  assert.equal(bad.length, 5);
+});
+
 const messages = (kind: string, obj: Record<string, unknown>) => {
   applyDefaults('admissionregistration.k8s.io', kind, obj);
   return validateCreate('admissionregistration.k8s.io', kind, obj).map(fieldErrorMessage);

@@ -2,7 +2,7 @@
 // ValidatingWebhookConfiguration; ValidatingAdmissionPolicy and its bindings, every CEL expression
 // compiled (a policy whose expression does not compile is refused at the field that holds it).
 import { compile } from '../cel/cel.js';
-import { duplicate, invalid, notSupported, Path, rawValue, required, type FieldError } from '../field.js';
+import { duplicate, invalid, notSupported, Path, rawValue, required, tooMany, type FieldError } from '../field.js';
 import { arr, isObj, str, validateLabelSelector, validateObjectMeta, validateObjectMetaUpdate, validateQualifiedName, type Obj } from './meta.js';
 import { dns1123SubdomainErrors, nameIsDNSSubdomain } from './names.js';
 
@@ -99,6 +99,7 @@ function validateWebhook(hook: Obj, p: Path, mutating: boolean): FieldError[] {
   }
   if (hook.namespaceSelector != null) errs.push(...validateLabelSelector(hook.namespaceSelector, p.child('namespaceSelector')));
   if (hook.objectSelector != null) errs.push(...validateLabelSelector(hook.objectSelector, p.child('objectSelector')));
+  errs.push(...validateMatchConditions(hook.matchConditions, p.child('matchConditions')));
   if (mutating && hook.reinvocationPolicy != null && !reinvocationPolicies.includes(hook.reinvocationPolicy)) {
     errs.push(notSupported(p.child('reinvocationPolicy'), hook.reinvocationPolicy, reinvocationPolicies));
   }
@@ -145,6 +146,28 @@ function validateExpression(expression: unknown, p: Path): FieldError[] {
   }
 }
 
+/** Upstream's most matchConditions a webhook or policy may have. */
+const maxMatchConditions = 64;
+
+/** validateMatchConditions, shared by webhooks and policies: each expression compiles, names are qualified and unique. */
+function validateMatchConditions(list: unknown, p: Path): FieldError[] {
+  const conditions = arr(list);
+  const errs: FieldError[] = [];
+  if (conditions.length > maxMatchConditions) errs.push(tooMany(p, conditions.length, maxMatchConditions));
+  const names = new Set<string>();
+  conditions.forEach((c: Obj, i) => {
+    const cp = p.index(i);
+    const expression = str(c?.expression).trim();
+    errs.push(...validateExpression(expression, cp.child('expression')));
+    const name = str(c?.name);
+    if (!name) errs.push(required(cp.child('name'), ''));
+    else errs.push(...validateQualifiedName(name, cp.child('name')));
+    if (name && names.has(name)) errs.push(duplicate(cp.child('name'), name));
+    names.add(name);
+  });
+  return errs;
+}
+
 function validateMatchResources(m: unknown, p: Path, rulesRequired: boolean): FieldError[] {
   const mr = isObj(m) ? m : {};
   const errs: FieldError[] = [];
@@ -186,18 +209,7 @@ function validatePolicySpec(spec: unknown): FieldError[] {
     if (!str(a?.key)) errs.push(required(ap.child('key'), ''));
     errs.push(...validateExpression(a?.valueExpression, ap.child('valueExpression')));
   });
-  const names = new Set<string>();
-  arr(s.matchConditions).forEach((c: Obj, i) => {
-    const cp = p.child('matchConditions').index(i);
-    const name = str(c?.name);
-    if (!name) errs.push(required(cp.child('name'), ''));
-    else {
-      errs.push(...validateQualifiedName(name, cp.child('name')));
-      if (names.has(name)) errs.push(duplicate(cp.child('name'), name));
-      names.add(name);
-    }
-    errs.push(...validateExpression(c?.expression, cp.child('expression')));
-  });
+  errs.push(...validateMatchConditions(s.matchConditions, p.child('matchConditions')));
   arr(s.variables).forEach((v: Obj, i) => {
     const vp = p.child('variables').index(i);
     const name = str(v?.name);

@@ -1,20 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { findResource } from '../../api/resources.js';
 import { forbidden } from '../../api/errors.js';
 import { AdmissionChain, type AnyAdmissionPlugin } from './chain.js';
 import type { AdmissionAttributes } from './interface.js';
+import { admissionAttributes } from './testing.js';
 
-const attrs = (): AdmissionAttributes => ({
-  operation: 'CREATE',
-  resource: findResource('', 'v1', 'pods')!,
-  subresource: '',
-  namespace: 'default',
-  name: 'web',
-  object: { metadata: { name: 'web', labels: {} } },
-  user: { name: 'alice', groups: [] },
-  dryRun: false,
-});
+const attrs = () => admissionAttributes('', 'v1', 'pods', { namespace: 'default', object: { metadata: { name: 'web', labels: {} } }, user: { name: 'alice', groups: [] } });
 
 interface Spec {
   name: string;

@@ -1,20 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../api/meta.js';
-import { findResource } from '../../api/resources.js';
 import { admissionForbidden } from './errors.js';
-import type { AdmissionAttributes } from './interface.js';
+import { admissionAttributes } from './testing.js';
 
-const attrs = (object?: KubeObject): AdmissionAttributes => ({
-  operation: object ? 'CREATE' : 'DELETE',
-  resource: findResource('scheduling.k8s.io', 'v1', 'priorityclasses')!,
-  subresource: '',
-  namespace: '',
-  name: 'high',
-  object,
-  user: { name: 'u', groups: [] },
-  dryRun: false,
-});
+const attrs = (object?: KubeObject) => admissionAttributes('scheduling.k8s.io', 'v1', 'priorityclasses', { operation: object ? 'CREATE' : 'DELETE', name: 'high', object });
 
 void describe('admissionForbidden', () => {
   const cases: [string, KubeObject | undefined, string][] = [

@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { UserInfo } from '../authn/user.js';
+import type { AddAuditAnnotation } from '../audit/policy.js';
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
 import type { PodRequestTrace } from '../timeline/trace.js';
 
@@ -25,6 +26,8 @@ export interface AdmissionAttributes {
   warnings?: string[];
   /** A pod write's timeline: the chain records each plugin that ran and what it changed. */
   timeline?: PodRequestTrace;
+  /** Adds an audit annotation (upstream's attributes' AddAnnotation); absent when nobody audits. */
+  annotate?: AddAuditAnnotation;
 }
 
 export interface AdmissionPlugin {

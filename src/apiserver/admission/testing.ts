@@ -1,7 +1,34 @@
-// Lookups over fixed objects, for admission plugin tests: what the plugins would find in the
-// registries' caches.
+// Fixtures for admission plugin tests: a request's attributes, and lookups over fixed objects (what
+// the plugins would find in the registries' caches).
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
-import type { AdmissionLookups } from './interface.js';
+import type { KubeObject } from '../../api/meta.js';
+import { findResource } from '../../api/resources.js';
+import type { AdmissionAttributes, AdmissionLookups } from './interface.js';
+
+/** What a test may set besides the resource: objects as plain test data. */
+export type AttributeOverrides = Partial<Omit<AdmissionAttributes, 'object' | 'oldObject' | 'resource'>> & { object?: object; oldObject?: object };
+
+/**
+ * A request on group/version/resource: a CREATE by user "u", in the namespace and with the name of
+ * its object unless `overrides` say otherwise.
+ */
+export function admissionAttributes(group: string, version: string, resource: string, overrides: AttributeOverrides = {}): AdmissionAttributes {
+  const info = findResource(group, version, resource);
+  if (!info) throw new Error(`unknown resource ${group}/${version}/${resource}`);
+  const object = overrides.object as KubeObject | undefined;
+  return {
+    operation: 'CREATE',
+    subresource: '',
+    namespace: object?.metadata?.namespace ?? '',
+    name: object?.metadata?.name ?? '',
+    user: { name: 'u', groups: [] },
+    dryRun: false,
+    ...overrides,
+    resource: info,
+    object,
+    oldObject: overrides.oldObject as KubeObject | undefined,
+  };
+}
 
 export type LookupObjects = { [R in ResourceName]?: ResourceTypes[R][] };
 

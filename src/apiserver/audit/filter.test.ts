@@ -47,6 +47,9 @@ const handler: Handler = async (ctx) => {
     await clock.advance(5);
     ctx.annotate('example.com/admitted', 'yes');
     ctx.annotate('example.com/admitted', 'again');
+    // Kept only at their level and above.
+    ctx.annotate('example.com/patch', 'p', 'Request');
+    ctx.annotate('example.com/everything', 'e', 'RequestResponse');
     return writeObject(res, 201, { ...body, metadata: { ...body.metadata, uid: 'u1', resourceVersion: '7', managedFields: [{ manager: 'kubectl' }] } });
   }
   writeObject(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' });
@@ -108,7 +111,13 @@ test('RequestResponse: both stages with the request and response objects, object
   assert.deepEqual(Object.keys(done), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations'], "upstream's field order");
   assert.deepEqual(done.requestObject, { ...pod, metadata: { name: 'web' } }, 'omitManagedFields strips them');
   assert.deepEqual((done.responseObject as { metadata: unknown }).metadata, { name: 'web', uid: 'u1', resourceVersion: '7' });
-  assert.deepEqual(done.annotations, { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'test allows', 'example.com/admitted': 'yes' });
+  assert.deepEqual(done.annotations, {
+    'authorization.k8s.io/decision': 'allow',
+    'authorization.k8s.io/reason': 'test allows',
+    'example.com/admitted': 'yes',
+    'example.com/patch': 'p',
+    'example.com/everything': 'e',
+  });
 });
 
 test('Request level: the request object but no response object; Metadata: neither, and its omitted stage', async () => {
@@ -117,11 +126,15 @@ test('Request level: the request object but no response object; Metadata: neithe
   assert.deepEqual(events.map((e) => [e.level, e.stage]), [['Request', 'RequestReceived'], ['Request', 'ResponseComplete']]);
   assert.deepEqual(events[1]!.requestObject, { kind: 'ConfigMap', metadata: { name: 'c' } });
   assert.equal(events[1]!.responseObject, undefined);
+  assert.equal(events[1]!.annotations!['example.com/patch'], 'p');
+  assert.equal(events[1]!.annotations!['example.com/everything'], undefined, 'an annotation for a higher level is dropped');
   events.length = 0;
   await call('POST', '/api/v1/namespaces/default/services', { kind: 'Service', metadata: { name: 's' } });
   assert.deepEqual(events.map((e) => [e.level, e.stage]), [['Metadata', 'ResponseComplete']]);
   assert.equal(events[0]!.requestObject, undefined);
   assert.equal(events[0]!.objectRef!.name, 's');
+  assert.equal(events[0]!.annotations!['example.com/admitted'], 'yes');
+  assert.equal(events[0]!.annotations!['example.com/patch'], undefined);
 });
 
 test('failures carry their Status; a refused request its forbid decision; level None writes nothing and sends no Audit-ID', async () => {

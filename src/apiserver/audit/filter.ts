@@ -39,8 +39,8 @@ export function auditFilter({ policy, backend, clock }: AuditDependencies): Filt
     const auditID = typeof sent === 'string' && usableAuditID.test(sent) ? sent : randomUUID();
     ctx.res.setHeader('Audit-ID', auditID);
     const annotations = new Map<string, string>();
-    // Upstream keeps the first value of a key.
-    ctx.annotate = (key, value) => void (annotations.has(key) || annotations.set(key, value));
+    // Upstream keeps the first value of a key, and drops one meant for a higher level.
+    ctx.annotate = (key, value, level = 'Metadata') => void (levelAtLeast(config.level, level) && !annotations.has(key) && annotations.set(key, value));
     const base = (stage: Stage): AuditEvent => ({
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',

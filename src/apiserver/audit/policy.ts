@@ -11,6 +11,11 @@ import type { RequestInfo } from '../http/requestinfo.js';
 
 export const levels = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;
 export type Level = (typeof levels)[number];
+/**
+ * Adds an audit annotation to the request's events (upstream's AddAnnotationWithLevel): kept only when
+ * the request is audited at `level` (default Metadata) or above; the first value of a key stays.
+ */
+export type AddAuditAnnotation = (key: string, value: string, level?: Level) => void;
 export const stages = ['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic'] as const;
 export type Stage = (typeof stages)[number];
 

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { parseEncryptionConfiguration } from './config.js';
 import { SqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { TransformingStore } from '../../storage/value/store.js';
+import { valueFromBytes, valueToBytes } from '../../storage/store.js';
+import { createCipheriv, randomBytes } from 'node:crypto';
+import nacl from 'tweetnacl';
 
 const key1 = Buffer.alloc(32, 1).toString('base64');
 const key2 = Buffer.alloc(32, 2).toString('base64');
@@ -29,11 +32,54 @@ test('each provider writes its upstream prefix and reads back what it wrote', ()
 
 test('aescbc seals an IV then whole PKCS#7 blocks; aesgcm binds the value to its key', () => {
   const cbc = parseEncryptionConfiguration(config(aescbcKeys(['key1', key1])))('', 'secrets')!;
-  const sealed = Buffer.from(cbc.toStorage('x'.repeat(16), 'k').slice('k8s:enc:aescbc:v1:key1:'.length), 'base64');
+  const sealed = Buffer.from(cbc.toStorage('x'.repeat(16), 'k').slice('k8s:enc:aescbc:v1:key1:'.length), 'latin1');
   assert.equal(sealed.length, 16 + 32, 'a full block of padding follows 16 bytes of data');
   const gcm = parseEncryptionConfiguration(config(`  - aesgcm:\n      keys:\n      - name: key1\n        secret: ${key1}\n`))('', 'secrets')!;
   const stored = gcm.toStorage('{}', '/registry/secrets/a/b');
   assert.throws(() => gcm.fromStorage(stored, '/registry/secrets/a/c'));
+});
+
+test("upstream's bytes: raw sealed data after the prefix, written and read as kube-apiserver does", () => {
+  const secret = Buffer.alloc(32, 1);
+  const key = '/registry/secrets/default/s';
+  const plain = Buffer.from('{"kind":"Secret"}');
+  const prefix = (p: string) => Buffer.from(`k8s:enc:${p}:v1:key1:`);
+  // What kube-apiserver writes to etcd for each provider, sealed here by hand.
+  const iv = randomBytes(16);
+  const cbc = createCipheriv('aes-256-cbc', secret, iv);
+  const nonce = randomBytes(12);
+  const gcm = createCipheriv('aes-256-gcm', secret, nonce).setAAD(Buffer.from(key));
+  const gcmBody = Buffer.concat([gcm.update(plain), gcm.final()]);
+  const boxNonce = randomBytes(24);
+  const upstream: Record<string, Buffer> = {
+    aescbc: Buffer.concat([prefix('aescbc'), iv, cbc.update(plain), cbc.final()]),
+    aesgcm: Buffer.concat([prefix('aesgcm'), nonce, gcmBody, gcm.getAuthTag()]),
+    secretbox: Buffer.concat([prefix('secretbox'), boxNonce, nacl.secretbox(new Uint8Array(plain), new Uint8Array(boxNonce), new Uint8Array(secret))]),
+  };
+  for (const [provider, bytes] of Object.entries(upstream)) {
+    const t = parseEncryptionConfiguration(config(`  - ${provider}:\n      keys:\n      - name: key1\n        secret: ${key1}\n`))('', 'secrets')!;
+    assert.deepEqual(t.fromStorage(valueFromBytes(bytes), key), { plain: plain.toString(), stale: false }, provider);
+    // kite's own value is the prefix and the raw sealed bytes, of upstream's length.
+    const written = valueToBytes(t.toStorage(plain.toString(), key));
+    assert.deepEqual(written.subarray(0, prefix(provider).length), prefix(provider));
+    assert.equal(written.length, bytes.length, provider);
+    assert.deepEqual(t.fromStorage(valueFromBytes(written), key), { plain: plain.toString(), stale: false });
+  }
+});
+
+test('values kite wrote in base64 before still read, as stale so the next update rewrites them', () => {
+  const t = parseEncryptionConfiguration(config(aescbcKeys(['key1', key1])))('', 'secrets')!;
+  const raw = t.toStorage('{"old":true}', 'k');
+  const prefix = 'k8s:enc:aescbc:v1:key1:';
+  const legacy = prefix + Buffer.from(raw.slice(prefix.length), 'latin1').toString('base64');
+  assert.deepEqual(t.fromStorage(legacy, 'k'), { plain: '{"old":true}', stale: true });
+});
+
+test('a value carries its bytes unchanged: JSON as UTF-8, an encrypted value byte for byte', () => {
+  const every = Buffer.concat([Buffer.from('k8s:enc:secretbox:v1:k:'), Buffer.from(Array.from({ length: 256 }, (_, i) => i))]);
+  assert.deepEqual(valueToBytes(valueFromBytes(every)), every);
+  assert.deepEqual(valueToBytes('{"name":"Grüße ✓"}'), Buffer.from('{"name":"Grüße ✓"}', 'utf8'));
+  assert.equal(valueFromBytes(Buffer.from('{"name":"Grüße ✓"}')), '{"name":"Grüße ✓"}');
 });
 
 test('key rotation: a new first key writes, the old one still reads; identity reads plain data but not ciphertext', () => {
@@ -101,6 +147,10 @@ test('a TransformingStore stores ciphertext and hands out plain values on get, l
     assert.deepEqual((await store.list({ prefix: '/registry/secrets/' })).items.map((i) => i.value), ['{"v":1}']);
     await assert.rejects(store.update('/registry/secrets/ns/a', '{"v":2}', created.modRevision + 5), (err: { current?: { value: string } }) => err.current?.value === '{"v":1}');
     await store.update('/registry/secrets/ns/a', '{"v":2}', created.modRevision);
+    // Every byte value survives SQLite's TEXT column.
+    const every = valueFromBytes(Buffer.concat([Buffer.from('k8s:enc:aescbc:v1:key1:'), Buffer.from(Array.from({ length: 256 }, (_, i) => i))]));
+    await inner.create('/registry/raw/x', every);
+    assert.equal((await inner.get('/registry/raw/x'))!.value, every);
     await store.delete('/registry/secrets/ns/a');
     assert.deepEqual(events, ['put {"v":1}', 'put {"v":2}', 'delete {"v":2}']);
     abort.abort();

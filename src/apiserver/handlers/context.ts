@@ -13,6 +13,7 @@ import type { UpgradeRequest } from '../../streaming/upgrade.js';
 import { badRequest } from '../../api/errors.js';
 import { queryBool, queryInt64 } from '../../api/query.js';
 import type { PodRequestTrace } from '../timeline/trace.js';
+import type { AddAuditAnnotation } from '../audit/policy.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -28,7 +29,7 @@ export interface ResourceRequest {
   /** The connection of an upgrade request (exec, attach, portforward). */
   upgrade?: UpgradeRequest;
   /** Adds an audit annotation to the request's events (RequestContext.annotate). */
-  annotate: (key: string, value: string) => void;
+  annotate: AddAuditAnnotation;
   /** A pod write's timeline steps (RequestContext.timeline). */
   timeline?: PodRequestTrace;
 }

@@ -53,7 +53,7 @@ function partial(obj: StoredObject): unknown {
 /** `warnings` collects admission's warnings for the response. */
 export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string, warnings?: string[]): WriteOptions {
   const manager = fieldManagerFor(r);
-  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warnings, timeline: r.timeline };
+  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warnings, timeline: r.timeline, annotate: r.annotate };
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
@@ -190,7 +190,7 @@ function validateDeleteOptions(opts: DeleteOptions): void {
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const options = await deleteOptionsOf(r);
   const dryRun = dryRunOf(options.dryRun ?? []);
-  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '', timeline: r.timeline });
+  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '', timeline: r.timeline, annotate: r.annotate });
   if (deleted && !r.registry.strategy.returnDeletedObject) {
     writeObject(r.res, 200, {
       kind: 'Status',
@@ -213,7 +213,7 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const deleted: StoredObject[] = [];
   for (const item of items) {
     try {
-      const out = await r.registry.delete(item.metadata.namespace ?? '', item.metadata.name!, options, { dryRun, user: r.user, subresource: '' });
+      const out = await r.registry.delete(item.metadata.namespace ?? '', item.metadata.name!, options, { dryRun, user: r.user, subresource: '', annotate: r.annotate });
       deleted.push(withTypeMeta(r.resource, out.object));
     } catch (err) {
       // Gone meanwhile: that is what was asked.

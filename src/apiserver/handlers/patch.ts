@@ -89,7 +89,7 @@ export async function handlePatch(r: ResourceRequest, subresource = ''): Promise
         }
         return obj;
       },
-      { dryRun, user: r.user, subresource, allowCreate: subresource === '', warnings },
+      { dryRun, user: r.user, subresource, allowCreate: subresource === '', warnings, annotate: r.annotate },
     );
     writeServed(r, result.created ? 201 : 200, result.object, warnings);
     return;

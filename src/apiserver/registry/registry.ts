@@ -25,6 +25,7 @@ import { TooOldError, type CacheEvent, type WatchCache } from '../watchcache/cac
 import type { Selection } from './selection.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { deepClone } from '../../api/patch/json.js';
+import type { AddAuditAnnotation } from '../audit/policy.js';
 
 /** Admission as the registry sees it: mutation before its own validation, validation after. */
 export interface Admitter {
@@ -48,6 +49,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** A pod write's timeline steps (only pod requests carry one). */
   timeline?: PodRequestTrace;
+  /** Admission's audit annotations. */
+  annotate?: AddAuditAnnotation;
 }
 
 export interface DeleteOptions {
@@ -406,7 +409,7 @@ export class Registry {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
     this.strategy.prepareForCreate(obj, { now, user: opts.user });
-    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, timeline: opts.timeline };
+    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, timeline: opts.timeline, annotate: opts.annotate };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
     await this.strategy.authorizeWrite?.(obj, undefined, opts.user);
@@ -494,7 +497,7 @@ export class Registry {
         ]);
       }
       const obj = this.prepareUpdate(proposed, current, opts);
-      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
+      const admit = { resource: this.info, subresource: opts.subresource, namespace, name, object: obj, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, annotate: opts.annotate };
       await this.deps.admitter.mutate('UPDATE', admit);
       const errs = opts.subresource ? this.strategy.validateSubresourceUpdate(opts.subresource, obj, current) : this.strategy.validateUpdate(obj, current);
       this.assertValid(obj, errs);
@@ -608,7 +611,7 @@ export class Registry {
         );
       }
       if (attempt === 0) {
-        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
+        const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, annotate: opts.annotate };
         await this.deps.admitter.mutate('DELETE', admit);
         await this.deps.admitter.validate('DELETE', admit);
         if (!opts.dryRun) opts.timeline?.deleteRequested(current, options.gracePeriodSeconds, opts.user);

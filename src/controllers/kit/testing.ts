@@ -1,6 +1,7 @@
 // The harness every controller unit test shares: the real API in process (FakeApi) on virtual time,
 // an informer factory and one controller on a client of the controller's own user, and a `settle`
 // that lets watches and workers run.
+import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { UserInfo } from '../../apiserver/authn/user.js';
@@ -10,6 +11,16 @@ import { SharedInformerFactory } from '../../client/factory.js';
 import { FakeRecorder } from '../../client/record/recorder.js';
 import { FakeClock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
+
+/** Polls fn (a failed call counts as not yet) until it has a value, for tests on real time. */
+export async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
 
 /** What every controller's options start with. */
 export interface ControllerDeps {

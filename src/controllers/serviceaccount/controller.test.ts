@@ -7,15 +7,7 @@ import { SharedInformerFactory } from '../../client/factory.js';
 import { FakeClock } from '../../util/clock.js';
 import { ServiceAccountsController } from './controller.js';
 import { RootCACertPublisher, descriptionAnnotation, rootCAConfigMapName } from '../rootcacertpublisher/controller.js';
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+import { until } from '../kit/testing.js';
 
 describe('serviceaccount-controller and root-ca-certificate-publisher', () => {
   it('every active namespace gets the default ServiceAccount and kube-root-ca.crt, both made again and kept equal', async () => {

@@ -7,17 +7,9 @@ import { SharedInformerFactory } from '../../client/factory.js';
 import { FakeClock } from '../../util/clock.js';
 import { hasStatusCode } from '../../api/errors.js';
 import { deletionGracePeriodMs, serviceCIDRFinalizer, ServiceCIDRController } from './controller.js';
+import { until } from '../kit/testing.js';
 
 const NOW = Date.UTC(2026, 0, 1);
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 describe('ServiceCIDR controller', () => {
   it('adds the finalizer and Ready; a deletion waits while IPs lie only in the range, then for the grace period', async () => {

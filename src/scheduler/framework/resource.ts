@@ -1,7 +1,7 @@
 // Resource arithmetic in plain numbers (millicores, bytes, counts): quantities are parsed once per
 // pod and node, so filtering and scoring thousands of nodes never touches a bigint.
 import { Quantity } from '../../api/quantity.js';
-import { isRestartableInitContainer } from '../../api/pod/status.js';
+import { aggregatePodResources, type ResourceMeasure } from '../../api/pod/resources.js';
 import type { Container, Pod } from '../../api/types.js';
 
 /** The cpu request assumed for a container that sets none, for scoring spread (upstream's 100m). */
@@ -120,29 +120,15 @@ function containerRequests(c: Container, nonMissing: boolean): Resource {
   return r;
 }
 
+const resourceMeasure: ResourceMeasure<Resource> = { zero: () => new Resource(), add: (into, x) => into.add(x), max: (into, x) => into.max(x) };
+
 /**
- * The pod's effective request, as upstream's resourcehelper.PodRequests: regular containers and
- * sidecars (restartable init containers) run together; each ordinary init container runs alone
- * beside the sidecars started before it; the pod needs the larger of the two, plus its overhead.
- * With nonMissing, a container without a cpu or memory request counts the defaults above (used
- * for NodeInfo.nonZeroRequested and scoring, so BestEffort pods still spread).
+ * The pod's effective request (api/pod/resources.ts's rule), plus its overhead. With nonMissing, a
+ * container without a cpu or memory request counts the defaults above (used for
+ * NodeInfo.nonZeroRequested and scoring, so BestEffort pods still spread).
  */
 export function podRequests(pod: Pod, nonMissing = false): Resource {
-  const reqs = new Resource();
-  for (const c of pod.spec?.containers ?? []) reqs.add(containerRequests(c, nonMissing));
-  const sidecars = new Resource();
-  const initPeak = new Resource();
-  for (const c of pod.spec?.initContainers ?? []) {
-    const own = containerRequests(c, nonMissing);
-    if (isRestartableInitContainer(c)) {
-      reqs.add(own);
-      sidecars.add(own);
-      initPeak.max(sidecars);
-    } else {
-      initPeak.max(own.add(sidecars));
-    }
-  }
-  reqs.max(initPeak);
+  const reqs = aggregatePodResources(pod, (c) => containerRequests(c, nonMissing), resourceMeasure);
   if (pod.spec?.overhead) reqs.add(Resource.fromList(pod.spec.overhead as ResourceList));
   return reqs;
 }

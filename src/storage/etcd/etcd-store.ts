@@ -2,7 +2,7 @@
 // Every Store key lives at `prefix + key`; writes are transactions comparing the key's create or
 // mod revision, so etcd's global revision is the resourceVersion unchanged.
 import { castGrpcError, Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, Range, type IKeyValue, type IRequestOp, type IWatchResponse } from 'etcd3';
-import { pageLimit, StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
+import { pageLimit, StorageError, valueFromBytes, valueToBytes, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
 
 export interface EtcdStoreOptions {
   /** host:port of each member. */
@@ -67,7 +67,7 @@ export class EtcdStore implements Store {
 
   create(key: string, value: string): Promise<KeyValue> {
     return this.call(key, async () => {
-      const res = await this.txn(key, { target: 'Create', create_revision: 0 }, { request_put: { key: this.full(key), value: Buffer.from(value) } });
+      const res = await this.txn(key, { target: 'Create', create_revision: 0 }, { request_put: { key: this.full(key), value: valueToBytes(value) } });
       if (!res.succeeded) throw new StorageError('KeyExists', key, undefined, res.found && this.toKeyValue(res.found));
       const rev = Number(res.revision);
       return { key, value, createRevision: rev, modRevision: rev };
@@ -76,7 +76,7 @@ export class EtcdStore implements Store {
 
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
     return this.call(key, async () => {
-      const put = { request_put: { key: this.full(key), value: Buffer.from(value), prev_kv: true } };
+      const put = { request_put: { key: this.full(key), value: valueToBytes(value), prev_kv: true } };
       const res = await this.txn(key, { target: 'Mod', mod_revision: expectedModRevision }, put);
       if (!res.succeeded) throw this.casFailure(key, res.found, expectedModRevision);
       const prev = res.responses[0].response_put.prev_kv;
@@ -92,7 +92,7 @@ export class EtcdStore implements Store {
       const res = await this.txn(key, cmp, del);
       if (!res.succeeded) throw this.casFailure(key, res.found, expectedModRevision);
       const prev = res.responses[0].response_delete_range.prev_kvs[0];
-      return { key, value: prev.value.toString(), createRevision: Number(prev.create_revision), modRevision: res.revision };
+      return { key, value: valueFromBytes(prev.value), createRevision: Number(prev.create_revision), modRevision: res.revision };
     });
   }
 
@@ -207,7 +207,7 @@ export class EtcdStore implements Store {
   private toKeyValue(kv: IKeyValue): KeyValue {
     return {
       key: kv.key.toString().slice(this.prefix.length),
-      value: kv.value.toString(),
+      value: valueFromBytes(kv.value),
       createRevision: Number(kv.create_revision),
       modRevision: Number(kv.mod_revision),
     };

@@ -23,7 +23,7 @@
 // uncommitted reaches a caller: watch events, currentRevision and failed checks follow the COMMIT,
 // and reads wait for an open batch to end.
 import Database from 'better-sqlite3';
-import { pageLimit, StorageError, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
+import { pageLimit, StorageError, valueToBytes, type KeyValue, type ListOptions, type ListResult, type Store, type WatchEvent, type WatchOptions, type WatchSink } from '../store.js';
 import { SqliteWatch } from './watch.js';
 
 interface Row {
@@ -290,7 +290,7 @@ export class SqliteStore implements Store {
 
   /** Appends the row of one write to the turn's batch, opening it if needed. `prev` is the live value replaced. */
   private append(type: WatchEvent['type'], key: string, value: string, prev: Row | undefined, prevRevision: number): WatchEvent {
-    if (type === 'put' && Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new StorageError('TooLarge', key, `value of ${key} exceeds ${MAX_VALUE_BYTES} bytes`);
+    if (type === 'put' && valueToBytes(value).length > MAX_VALUE_BYTES) throw new StorageError('TooLarge', key, `value of ${key} exceeds ${MAX_VALUE_BYTES} bytes`);
     if (!this.batch) {
       this.q.begin.run();
       const batch = new Batch();

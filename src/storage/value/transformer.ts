@@ -3,9 +3,12 @@
 // `k8s:enc:<provider>:v1:<keyname>:`, so a read finds the key that wrote the value; the first
 // provider writes, every listed one reads (key rotation). The sealed bytes are upstream's (aescbc: IV
 // then PKCS#7-padded ciphertext; aesgcm: nonce, ciphertext, tag, with the storage key as additional
-// data; secretbox: nonce then the box); kite's store holds text, so they follow the prefix in base64.
+// data; secretbox: nonce then the box), raw after the prefix as upstream writes them, so one etcd
+// serves kube-apiserver and kite alike (the Store's string carries them one char per byte:
+// store.ts's valueToBytes). Values kite wrote before that hold the bytes in base64: they still read, as stale.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import nacl from 'tweetnacl';
+import { encryptedValueMarker as encryptedMarker } from '../store.js';
 
 export interface Transformer {
   /** The stored form of plain (the object's JSON) under key. */
@@ -23,8 +26,6 @@ export interface PrefixTransformer {
   seal(plain: Buffer, key: string): Buffer;
   open(sealed: Buffer, key: string): Buffer;
 }
-
-const encryptedMarker = 'k8s:enc:';
 
 export const aesKeySizes = [16, 24, 32];
 
@@ -96,6 +97,9 @@ export const identity: PrefixTransformer = {
   },
 };
 
+/** What kite wrote after the prefix before it wrote raw bytes. */
+const kiteBase64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** Upstream's prefixTransformers: the first provider writes; a read uses the first whose prefix the value has. */
 export function prefixTransformers(providers: readonly PrefixTransformer[]): Transformer {
   if (providers.length === 0) throw new Error('at least one provider is required');
@@ -103,14 +107,18 @@ export function prefixTransformers(providers: readonly PrefixTransformer[]): Tra
   return {
     toStorage(plain, key) {
       if (writer.prefix === '') return plain;
-      return writer.prefix + writer.seal(Buffer.from(plain), key).toString('base64');
+      return writer.prefix + writer.seal(Buffer.from(plain), key).toString('latin1');
     },
     fromStorage(stored, key) {
       for (const [i, p] of providers.entries()) {
         if (!stored.startsWith(p.prefix)) continue;
         // identity's empty prefix matches anything: it reads the text as it is (unless encrypted).
-        const sealed = p.prefix === '' ? Buffer.from(stored) : Buffer.from(stored.slice(p.prefix.length), 'base64');
-        return { plain: p.open(sealed, key).toString(), stale: i !== 0 };
+        if (p.prefix === '') return { plain: p.open(Buffer.from(stored), key).toString(), stale: i !== 0 };
+        const rest = stored.slice(p.prefix.length);
+        // Raw sealed bytes that happen to be all base64 text are as unlikely as a 2^-64 guess.
+        const legacy = kiteBase64.test(rest);
+        const sealed = Buffer.from(rest, legacy ? 'base64' : 'latin1');
+        return { plain: p.open(sealed, key).toString(), stale: i !== 0 || legacy };
       }
       throw new Error('no matching prefix found');
     },

@@ -1,27 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../../api/meta.js';
-import { findResource, type ResourceInfo } from '../../../api/resources.js';
 import { isStatusError } from '../../../api/errors.js';
 import { createCertificateRequest } from '../../../api/certificates.js';
 import type { AuthorizationAttributes } from '../../authz/authorizer.js';
-import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
+import type { AdmissionOperation } from '../interface.js';
 import { CertificateApproval } from './certificateapproval.js';
 import { CertificateSigning } from './certificatesigning.js';
 import { CertificateSubjectRestriction } from './certificatesubjectrestriction.js';
+import { admissionAttributes } from '../testing.js';
 
 const csr = (signerName: string, extra: object = {}) => ({ metadata: { name: 'csr-1' }, spec: { signerName, request: '' }, ...extra });
-const attrs = (operation: AdmissionOperation, subresource: string, object: object, oldObject?: object): AdmissionAttributes => ({
-  operation,
-  resource: findResource('certificates.k8s.io', 'v1', 'certificatesigningrequests') as ResourceInfo,
-  subresource,
-  namespace: '',
-  name: 'csr-1',
-  object: object as KubeObject,
-  oldObject: oldObject as KubeObject | undefined,
-  user: { name: 'alice', groups: [] },
-  dryRun: false,
-});
+const attrs = (operation: AdmissionOperation, subresource: string, object: object, oldObject?: object) =>
+  admissionAttributes('certificates.k8s.io', 'v1', 'certificatesigningrequests', { operation, subresource, name: 'csr-1', object, oldObject, user: { name: 'alice', groups: [] } });
 
 /** An authorizer that allows exactly these `verb signers/name` rights, recording what it was asked. */
 function authorizer(allowed: string[], asked: string[] = []) {

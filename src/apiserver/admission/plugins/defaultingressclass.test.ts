@@ -1,26 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IngressClass } from '../../../api/types.js';
-import type { KubeObject } from '../../../api/meta.js';
-import { findResource, type ResourceInfo } from '../../../api/resources.js';
-import { fakeLookups } from '../testing.js';
-import type { AdmissionAttributes } from '../interface.js';
+import { admissionAttributes, fakeLookups } from '../testing.js';
 import { DefaultIngressClass } from './defaultingressclass.js';
 
 const cls = (name: string, created: string, isDefault: boolean): IngressClass => ({
   metadata: { name, creationTimestamp: created, annotations: isDefault ? { 'ingressclass.kubernetes.io/is-default-class': 'true' } : {} },
   spec: { controller: 'example.com/c' },
 });
-const attrs = (ing: object): AdmissionAttributes => ({
-  operation: 'CREATE',
-  resource: findResource('networking.k8s.io', 'v1', 'ingresses') as ResourceInfo,
-  subresource: '',
-  namespace: 'd',
-  name: 'i',
-  object: ing as KubeObject,
-  user: { name: 'u', groups: [] },
-  dryRun: false,
-});
+const attrs = (ing: object) => admissionAttributes('networking.k8s.io', 'v1', 'ingresses', { namespace: 'd', name: 'i', object: ing });
 
 test('an Ingress without a class gets the newest default class', async () => {
   const classes = [cls('old', '2026-01-01T00:00:00Z', true), cls('new', '2026-02-01T00:00:00Z', true), cls('newest', '2026-03-01T00:00:00Z', false)];

@@ -1,16 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../../api/meta.js';
-import { findResource } from '../../../api/resources.js';
 import type { AdmissionAttributes } from '../interface.js';
 import { DefaultTolerationSeconds } from './defaulttolerationseconds.js';
+import { admissionAttributes } from '../testing.js';
 
 const notReady = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
 const unreachable = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
 
 function attrs(tolerations: object[] | undefined, subresource = '', resource = 'pods'): AdmissionAttributes {
-  const object: KubeObject = { metadata: { name: 'p' }, spec: { containers: [], ...(tolerations ? { tolerations } : {}) } };
-  return { operation: 'CREATE', resource: findResource('', 'v1', resource)!, subresource, namespace: 'd', name: 'p', object, user: { name: 'u', groups: [] }, dryRun: false };
+  const object = { metadata: { name: 'p' }, spec: { containers: [], ...(tolerations ? { tolerations } : {}) } };
+  return admissionAttributes('', 'v1', resource, { subresource, namespace: 'd', object });
 }
 
 test('adds the missing NoExecute tolerations', async () => {

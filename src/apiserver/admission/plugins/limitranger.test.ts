@@ -1,18 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LimitRange, Pod } from '../../../api/types.js';
-import type { KubeObject } from '../../../api/meta.js';
-import { findResource, type ResourceInfo } from '../../../api/resources.js';
 import { isStatusError } from '../../../api/errors.js';
-import { fakeLookups } from '../testing.js';
-import type { AdmissionAttributes } from '../interface.js';
+import { admissionAttributes, fakeLookups } from '../testing.js';
 import { LimitRanger } from './limitranger.js';
 
 const range = (limits: NonNullable<LimitRange['spec']>['limits'], namespace = 'd'): LimitRange => ({ metadata: { name: 'lr', namespace }, spec: { limits } });
 
-function podAttrs(pod: Pod): AdmissionAttributes {
-  return { operation: 'CREATE', resource: findResource('', 'v1', 'pods') as ResourceInfo, subresource: '', namespace: 'd', name: 'p', object: pod as KubeObject, user: { name: 'u', groups: [] }, dryRun: false };
-}
+const podAttrs = (pod: Pod) => admissionAttributes('', 'v1', 'pods', { namespace: 'd', name: 'p', object: pod });
 
 const pod = (containers: Pod['spec'] extends infer S ? (S extends { containers: infer C } ? C : never) : never): Pod => ({ metadata: { name: 'p', namespace: 'd' }, spec: { containers } });
 

@@ -1,12 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../api/meta.js';
-import { findResource } from '../../../api/resources.js';
 import { FakeClock } from '../../../util/clock.js';
 import { isStatusError } from '../../../api/errors.js';
 import type { Namespace } from '../../../api/types.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
-import { fakeLookups } from '../testing.js';
+import { admissionAttributes, fakeLookups } from '../testing.js';
 import { NamespaceLifecycle, missingNamespaceWaitMs } from './namespacelifecycle.js';
 
 const namespace = (name: string, phase = 'Active'): Namespace => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase } });
@@ -15,10 +14,8 @@ const existing = [namespace('default'), namespace('kube-system'), namespace('dev
 /** A lookup that serves namespaces only, so a plugin asking for another resource finds nothing. */
 const namespaces = (list: Namespace[]) => fakeLookups({ namespaces: list });
 
-function attrs(operation: AdmissionOperation, resource: string, ns: string, name: string, object?: KubeObject, group = ''): AdmissionAttributes {
-  const version = 'v1';
-  return { operation, resource: findResource(group, version, resource)!, subresource: '', namespace: ns, name, object, user: { name: 'u', groups: [] }, dryRun: false };
-}
+const attrs = (operation: AdmissionOperation, resource: string, ns: string, name: string, object?: KubeObject, group = '') =>
+  admissionAttributes(group, 'v1', resource, { operation, namespace: ns, name, object });
 const pod = (meta: { name?: string; generateName?: string }): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: meta });
 
 /** Admits with virtual time running, so the plugin's short wait for a missing namespace completes. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PriorityClass } from '../../../api/types.js';
-import { fakeLookups } from '../testing.js';
+import { admissionAttributes, fakeLookups } from '../testing.js';
 import { findResource } from '../../../api/resources.js';
 import { isStatusError } from '../../../api/errors.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
@@ -14,17 +14,8 @@ function plugin(classes: PriorityClass[]): PriorityAdmission {
 }
 
 function podAttrs(spec: object, operation: AdmissionOperation = 'CREATE', oldSpec?: object): AdmissionAttributes {
-  return {
-    operation,
-    resource: findResource('', 'v1', 'pods')!,
-    subresource: '',
-    namespace: 'd',
-    name: 'web',
-    object: { metadata: { name: 'web' }, spec: { ...spec } },
-    oldObject: oldSpec ? { metadata: { name: 'web' }, spec: oldSpec } : undefined,
-    user: { name: 'u', groups: [] },
-    dryRun: false,
-  };
+  const oldObject = oldSpec ? { metadata: { name: 'web' }, spec: oldSpec } : undefined;
+  return admissionAttributes('', 'v1', 'pods', { operation, namespace: 'd', object: { metadata: { name: 'web' }, spec: { ...spec } }, oldObject });
 }
 
 async function refusal(p: Promise<void>): Promise<string> {

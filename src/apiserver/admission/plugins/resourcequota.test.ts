@@ -6,10 +6,9 @@ import { findResource } from '../../../api/resources.js';
 import { StatusError, staleConflict } from '../../../api/errors.js';
 import { FakeClock } from '../../../util/clock.js';
 import type { AdmissionAttributes } from '../interface.js';
-import { fakeLookups } from '../testing.js';
+import { admissionAttributes, fakeLookups } from '../testing.js';
 import { ResourceQuotaAdmission, type ResourceQuotaAccess } from './resourcequota.js';
 
-const podsInfo = findResource('', 'v1', 'pods')!;
 
 /** Quotas held as a store would: each status write needs the resourceVersion it read, and bumps it. */
 class FakeQuotaStore implements ResourceQuotaAccess {
@@ -51,16 +50,8 @@ function setup(quotas: ResourceQuota[]) {
   return { store, plugin };
 }
 
-const createPod = (name: string, spec: Partial<Pod['spec']> = {}, dryRun = false): AdmissionAttributes => ({
-  operation: 'CREATE',
-  resource: podsInfo,
-  subresource: '',
-  namespace: 'ns',
-  name,
-  object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } } as KubeObject,
-  user: { name: 'u', groups: [] },
-  dryRun,
-});
+const createPod = (name: string, spec: Partial<Pod['spec']> = {}, dryRun = false) =>
+  admissionAttributes('', 'v1', 'pods', { dryRun, object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns' }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec } } });
 
 const refusal = (message: string) => (err: unknown) => {
   assert.ok(err instanceof StatusError);

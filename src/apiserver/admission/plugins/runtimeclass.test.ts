@@ -1,11 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod, RuntimeClass } from '../../../api/types.js';
-import type { KubeObject } from '../../../api/meta.js';
-import { findResource, type ResourceInfo } from '../../../api/resources.js';
 import { isStatusError } from '../../../api/errors.js';
-import { fakeLookups } from '../testing.js';
-import type { AdmissionAttributes } from '../interface.js';
+import { admissionAttributes, fakeLookups } from '../testing.js';
 import { RuntimeClassAdmission } from './runtimeclass.js';
 
 const classes: RuntimeClass[] = [
@@ -13,16 +10,8 @@ const classes: RuntimeClass[] = [
   { metadata: { name: 'plain' }, handler: 'runc' },
 ];
 const plugin = () => new RuntimeClassAdmission({ lookups: fakeLookups({ 'runtimeclasses.node.k8s.io': classes }) });
-const attrs = (spec: Partial<NonNullable<Pod['spec']>>): AdmissionAttributes => ({
-  operation: 'CREATE',
-  resource: findResource('', 'v1', 'pods') as ResourceInfo,
-  subresource: '',
-  namespace: 'd',
-  name: 'p',
-  object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } as KubeObject,
-  user: { name: 'u', groups: [] },
-  dryRun: false,
-});
+const attrs = (spec: Partial<NonNullable<Pod['spec']>>) =>
+  admissionAttributes('', 'v1', 'pods', { namespace: 'd', object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } });
 
 async function refusal(p: Promise<void>): Promise<string> {
   try {

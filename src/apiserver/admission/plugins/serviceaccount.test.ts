@@ -1,19 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod, ServiceAccount } from 'kubernetes-types/core/v1.js';
-import type { KubeObject } from '../../../api/meta.js';
 import { isStatusError } from '../../../api/errors.js';
 import { findResource } from '../../../api/resources.js';
 import { FakeClock } from '../../../util/clock.js';
-import type { AdmissionAttributes } from '../interface.js';
-import { fakeLookups, type LookupObjects } from '../testing.js';
+import type { AdmissionOperation } from '../interface.js';
+import { admissionAttributes, fakeLookups, type LookupObjects } from '../testing.js';
 import { ServiceAccountAdmission, defaultAPITokenMountPath, tokenVolumeSource } from './serviceaccount.js';
 
 const sa = (name: string, extra: Partial<ServiceAccount> = {}): ServiceAccount => ({ metadata: { name, namespace: 'ns', uid: `${name}-uid` }, ...extra });
 
-function attrs(pod: Pod, operation: AdmissionAttributes['operation'] = 'CREATE'): AdmissionAttributes {
-  return { operation, resource: findResource('', 'v1', 'pods')!, subresource: '', namespace: 'ns', name: pod.metadata?.name ?? '', object: pod as KubeObject, user: { name: 'u', groups: [] }, dryRun: false };
-}
+const attrs = (pod: Pod, operation: AdmissionOperation = 'CREATE') => admissionAttributes('', 'v1', 'pods', { operation, namespace: 'ns', object: pod });
 
 const podOf = (spec: Partial<Pod['spec']> = {}, metadata: Pod['metadata'] = { name: 'p' }): Pod => ({ metadata, spec: { containers: [{ name: 'c' }], ...spec } });
 

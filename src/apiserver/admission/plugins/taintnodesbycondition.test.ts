@@ -1,20 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../../api/meta.js';
-import { findResource, type ResourceInfo } from '../../../api/resources.js';
-import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
+import type { AdmissionOperation } from '../interface.js';
 import { TaintNodesByCondition } from './taintnodesbycondition.js';
+import { admissionAttributes } from '../testing.js';
 
-const attrs = (spec: object, operation: AdmissionOperation = 'CREATE'): AdmissionAttributes => ({
-  operation,
-  resource: findResource('', 'v1', 'nodes') as ResourceInfo,
-  subresource: '',
-  namespace: '',
-  name: 'n',
-  object: { metadata: { name: 'n' }, spec } as KubeObject,
-  user: { name: 'u', groups: [] },
-  dryRun: false,
-});
+const attrs = (spec: object, operation: AdmissionOperation = 'CREATE') => admissionAttributes('', 'v1', 'nodes', { operation, object: { metadata: { name: 'n' }, spec } });
 
 test('new nodes get the not-ready NoSchedule taint once', async () => {
   const p = new TaintNodesByCondition();

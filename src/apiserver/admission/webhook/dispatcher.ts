@@ -9,6 +9,7 @@ import type { ResourceInfo } from '../../../api/resources.js';
 import type { Clock } from '../../../util/clock.js';
 import type { AdmissionAttributes, AdmissionLookups } from '../interface.js';
 import { WebhookCallError, WebhookClient } from './client.js';
+import { MatchConditionMatcher } from './matchconditions.js';
 import { matchNamespaceSelector, matchObjectSelector, matchRules } from './matching.js';
 import { InvalidResponseError, newAdmissionReview, verifyAdmissionResponse, type AdmissionResponse } from './review.js';
 
@@ -22,9 +23,15 @@ export interface WebhookDeps {
   clock: Clock;
 }
 
-/** A webhook the request calls, and the resource it matched the request as. */
-export interface WebhookInvocation<W extends Webhook> {
+/** A webhook with its configuration's name and its place among all the configurations' webhooks. */
+export interface ConfiguredWebhook<W extends Webhook> {
   hook: W;
+  configuration: string;
+  index: number;
+}
+
+/** A webhook the request calls, and the resource it matched the request as. */
+export interface WebhookInvocation<W extends Webhook> extends ConfiguredWebhook<W> {
   resource: ResourceInfo;
 }
 
@@ -43,24 +50,33 @@ export function isExempt(a: AdmissionAttributes): boolean {
 }
 
 /** The configurations' webhooks in upstream's order: configurations sorted by name, webhooks as listed. */
-export function orderedWebhooks<W extends Webhook>(configs: { metadata?: { name?: string }; webhooks?: W[] }[]): W[] {
+export function orderedWebhooks<W extends Webhook>(configs: { metadata?: { name?: string }; webhooks?: W[] }[]): ConfiguredWebhook<W>[] {
   return [...configs]
     .sort((x, y) => ((x.metadata?.name ?? '') < (y.metadata?.name ?? '') ? -1 : (x.metadata?.name ?? '') > (y.metadata?.name ?? '') ? 1 : 0))
-    .flatMap((c) => c.webhooks ?? []);
+    .flatMap((c) => (c.webhooks ?? []).map((hook) => ({ hook, configuration: c.metadata?.name ?? '' })))
+    .map((w, index) => ({ ...w, index }));
 }
 
 /** The webhooks among `hooks` that request `a` calls, in order. */
-export async function invocations<W extends Webhook>(hooks: W[], a: AdmissionAttributes, lookups: AdmissionLookups): Promise<WebhookInvocation<W>[]> {
+export async function invocations<W extends Webhook>(hooks: ConfiguredWebhook<W>[], a: AdmissionAttributes, lookups: AdmissionLookups): Promise<WebhookInvocation<W>[]> {
   const out: WebhookInvocation<W>[] = [];
-  for (const hook of hooks) {
+  for (const configured of hooks) {
+    const { hook } = configured;
     const matched = matchRules(hook, a);
     if (!matched) continue;
     if (!(await matchNamespaceSelector(hook, a, lookups))) continue;
     if (!matchObjectSelector(hook, a)) continue;
-    out.push({ hook, resource: matched.resource });
+    out.push({ ...configured, resource: matched.resource });
   }
   return out;
 }
+
+/** The audit annotation keys of a webhook call, upstream's `round_<r>_index_<i>` suffixes. */
+export const auditKeys = {
+  mutation: (round: number, index: number) => `mutation.webhook.admission.k8s.io/round_${round}_index_${index}`,
+  patch: (round: number, index: number) => `patch.webhook.admission.k8s.io/round_${round}_index_${index}`,
+  failedOpen: (kind: 'mutation' | 'validating', round: number, index: number) => `failed-open.${kind}.webhook.admission.k8s.io/round_${round}_index_${index}`,
+};
 
 /** Upstream's ToStatusErr: a denial worded `admission webhook "<name>" denied the request: <why>`, with the webhook's code (at least 400). */
 export function denial(webhook: string, status: AdmissionResponse['status']): StatusError {
@@ -73,9 +89,18 @@ export function denial(webhook: string, status: AdmissionResponse['status']): St
 
 export class WebhookCaller {
   private readonly client: WebhookClient;
+  private readonly matchConditions = new MatchConditionMatcher();
 
   constructor(deps: WebhookDeps) {
     this.client = new WebhookClient(deps);
+  }
+
+  /**
+   * Whether the webhook's matchConditions hold for the request (objects in the matched resource's
+   * version), checked just before its call so a mutating webhook's see earlier webhooks' changes.
+   */
+  matches(inv: WebhookInvocation<Webhook>, a: AdmissionAttributes, objects: { object?: KubeObject; oldObject?: KubeObject }): boolean {
+    return this.matchConditions.matches(inv.hook.matchConditions, inv.hook.failurePolicy, a, objects);
   }
 
   /**
@@ -88,6 +113,7 @@ export class WebhookCaller {
     a: AdmissionAttributes,
     objects: { object?: KubeObject; oldObject?: KubeObject },
     mutating: boolean,
+    round = 0,
   ): Promise<AdmissionResponse | undefined> {
     const { hook } = inv;
     if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun') {
@@ -96,15 +122,22 @@ export class WebhookCaller {
     const review = newAdmissionReview(a, inv.resource, objects.object, objects.oldObject);
     try {
       const body = await this.client.post({ webhook: hook.name, clientConfig: hook.clientConfig, timeoutSeconds: hook.timeoutSeconds ?? defaultTimeoutSeconds, body: review });
+      let response: AdmissionResponse;
       try {
-        return verifyAdmissionResponse(review.request.uid, mutating, body);
+        response = verifyAdmissionResponse(review.request.uid, mutating, body);
       } catch (err) {
         if (err instanceof InvalidResponseError) throw new WebhookCallError(hook.name, `received invalid webhook response: ${err.message}`);
         throw err;
       }
+      // A webhook's own annotations, under its name.
+      for (const [key, value] of response.auditAnnotations) a.annotate?.(`${hook.name}/${key}`, value);
+      return response;
     } catch (err) {
       if (!(err instanceof WebhookCallError)) throw err;
-      if (hook.failurePolicy === 'Ignore') return undefined;
+      if (hook.failurePolicy === 'Ignore') {
+        a.annotate?.(auditKeys.failedOpen(mutating ? 'mutation' : 'validating', round, inv.index), hook.name);
+        return undefined;
+      }
       throw internalError(err.message);
     }
   }

@@ -9,7 +9,7 @@ import { deepEqual, type JsonObject } from '../../../api/patch/json.js';
 import { applyOperations, JsonPatchError, type JsonPatchOperation } from '../../../api/patch/jsonpatch.js';
 import { setOwn } from '../../../util/own.js';
 import type { AdmissionAttributes, MutatingAdmissionPlugin } from '../interface.js';
-import { denial, inVersion, invocations, isExempt, orderedWebhooks, WebhookCaller, type WebhookDeps, type WebhookInvocation } from './dispatcher.js';
+import { auditKeys, denial, inVersion, invocations, isExempt, orderedWebhooks, WebhookCaller, type WebhookDeps, type WebhookInvocation } from './dispatcher.js';
 
 export const pluginName = 'MutatingAdmissionWebhook';
 
@@ -34,41 +34,54 @@ export class MutatingAdmissionWebhook implements MutatingAdmissionPlugin {
     let reinvocable: WebhookInvocation<MutatingWebhook>[] = [];
     const reinvoke = new Set<WebhookInvocation<MutatingWebhook>>();
     for (const inv of invoked) {
-      if (await this.callOne(inv, a)) {
+      if (await this.callOne(inv, a, 0)) {
         for (const r of reinvocable) reinvoke.add(r);
         reinvocable = [];
       }
       if (inv.hook.reinvocationPolicy === 'IfNeeded') reinvocable.push(inv);
     }
-    for (const inv of invoked) if (reinvoke.has(inv)) await this.callOne(inv, a);
+    for (const inv of invoked) if (reinvoke.has(inv)) await this.callOne(inv, a, 1);
   }
 
-  /** Calls one webhook and applies its patch to a.object in place; whether the object changed. */
-  private async callOne(inv: WebhookInvocation<MutatingWebhook>, a: AdmissionAttributes): Promise<boolean> {
+  /**
+   * Calls one webhook in `round` (0, or 1 when reinvoked) when its matchConditions hold, and applies
+   * its patch to a.object in place; whether the object changed. Audited as upstream: whether it
+   * mutated (at Metadata) and its patch (at Request).
+   */
+  private async callOne(inv: WebhookInvocation<MutatingWebhook>, a: AdmissionAttributes, round: number): Promise<boolean> {
     const convert = (o: KubeObject | undefined, from = a.resource, to = inv.resource) => (a.subresource ? o : inVersion(o, from, to));
     const object = convert(a.object);
-    const response = await this.caller.call(inv, a, { object, oldObject: convert(a.oldObject) }, true);
-    if (!response) return false;
-    for (const w of response.warnings) a.warnings?.push(w);
-    if (!response.allowed) throw denial(inv.hook.name, response.status);
-    const ops = response.patch;
-    if (ops === undefined || (Array.isArray(ops) && ops.length === 0)) return false;
-    if (!object || !a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
-    if (!Array.isArray(ops) || ops.some((op) => op !== null && (typeof op !== 'object' || Array.isArray(op)))) {
-      throw internalError(`json: cannot unmarshal the patch of admission webhook "${inv.hook.name}" into a JSON patch`);
-    }
-    let patched: JsonObject;
+    const objects = { object, oldObject: convert(a.oldObject) };
+    if (!this.caller.matches(inv, a, objects)) return false;
+    let mutated = false;
     try {
-      patched = applyOperations(object as JsonObject, ops as (JsonPatchOperation | null)[]);
-    } catch (err) {
-      if (err instanceof JsonPatchError) throw internalError(err.message);
-      throw err;
+      const response = await this.caller.call(inv, a, objects, true, round);
+      if (!response) return false;
+      for (const w of response.warnings) a.warnings?.push(w);
+      if (!response.allowed) throw denial(inv.hook.name, response.status);
+      const ops = response.patch;
+      if (ops === undefined || (Array.isArray(ops) && ops.length === 0)) return false;
+      if (!object || !a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
+      if (!Array.isArray(ops) || ops.some((op) => op !== null && (typeof op !== 'object' || Array.isArray(op)))) {
+        throw internalError(`json: cannot unmarshal the patch of admission webhook "${inv.hook.name}" into a JSON patch`);
+      }
+      let patched: JsonObject;
+      try {
+        patched = applyOperations(object as JsonObject, ops as (JsonPatchOperation | null)[]);
+      } catch (err) {
+        if (err instanceof JsonPatchError) throw internalError(err.message);
+        throw err;
+      }
+      mutated = !deepEqual(patched, object);
+      a.annotate?.(auditKeys.patch(round, inv.index), JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, patch: ops, patchType: 'JSONPatch' }), 'Request');
+      if (!mutated) return false;
+      const result = convert(patched as KubeObject, inv.resource, a.resource)!;
+      // The registry holds a.object: it is changed in place.
+      for (const key of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[key];
+      for (const [key, value] of Object.entries(result)) setOwn(a.object, key, value);
+      return true;
+    } finally {
+      a.annotate?.(auditKeys.mutation(round, inv.index), JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, mutated }));
     }
-    if (deepEqual(patched, object)) return false;
-    const result = convert(patched as KubeObject, inv.resource, a.resource)!;
-    // The registry holds a.object: it is changed in place.
-    for (const key of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[key];
-    for (const [key, value] of Object.entries(result)) setOwn(a.object, key, value);
-    return true;
   }
 }

@@ -48,6 +48,8 @@ export interface AdmissionResponse {
   /** The decoded JSON patch (mutating webhooks only). */
   patch?: unknown;
   warnings: string[];
+  /** response.auditAnnotations: the string values only, as Go's map[string]string decodes them. */
+  auditAnnotations: [string, string][];
 }
 
 /** The kind a request on `resource` (with `subresource`) carries: the subresource's own kind when it has one. */
@@ -115,6 +117,7 @@ export function verifyAdmissionResponse(uid: string, mutating: boolean, body: un
   const response: AdmissionResponse = {
     allowed: r.allowed === true,
     warnings: Array.isArray(r.warnings) ? r.warnings.filter((w): w is string => typeof w === 'string') : [],
+    auditAnnotations: isRecord(r.auditAnnotations) ? Object.entries(r.auditAnnotations).filter((e): e is [string, string] => typeof e[1] === 'string') : [],
   };
   if (isRecord(r.status)) {
     const s = r.status;

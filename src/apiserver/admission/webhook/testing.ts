@@ -15,6 +15,7 @@ export interface TestWebhookAnswer {
   /** JSON patch operations, sent base64 with patchType JSONPatch. */
   patch?: unknown[];
   warnings?: string[];
+  auditAnnotations?: Record<string, unknown>;
   /** Sends the headers and half the body, then nothing more. */
   stall?: boolean;
 }
@@ -47,6 +48,7 @@ export async function startTestWebhookServer(answer: (path: string, request: Adm
       const response: Record<string, unknown> = { uid: review.request.uid, allowed: a.allowed };
       if (a.status) response.status = a.status;
       if (a.warnings) response.warnings = a.warnings;
+      if (a.auditAnnotations) response.auditAnnotations = a.auditAnnotations;
       if (a.patch) {
         response.patchType = 'JSONPatch';
         response.patch = Buffer.from(JSON.stringify(a.patch)).toString('base64');

@@ -27,7 +27,9 @@ export class ValidatingAdmissionWebhook implements ValidatingAdmissionPlugin {
     const outcomes = await Promise.allSettled(
       invoked.map(async (inv) => {
         const convert = (o: KubeObject | undefined) => (a.subresource ? o : inVersion(o, a.resource, inv.resource));
-        const response = await this.caller.call(inv, a, { object: convert(a.object), oldObject: convert(a.oldObject) }, false);
+        const objects = { object: convert(a.object), oldObject: convert(a.oldObject) };
+        if (!this.caller.matches(inv, a, objects)) return;
+        const response = await this.caller.call(inv, a, objects, false);
         if (!response) return;
         for (const w of response.warnings) a.warnings?.push(w);
         if (!response.allowed) throw denial(inv.hook.name, response.status);

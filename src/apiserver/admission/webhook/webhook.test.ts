@@ -26,7 +26,7 @@ before(async () => {
       case '/allow':
         return { allowed: true, warnings: ['looked at it'] };
       case '/label':
-        return { allowed: true, patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }] };
+        return { allowed: true, patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }], auditAnnotations: { checked: 'labels', ignored: 7 } };
       case '/label-b':
         return { allowed: true, patch: labels.b ? [] : [{ op: 'add', path: '/metadata/labels/b', value: 'set' }] };
       case '/copy-b':
@@ -255,4 +255,57 @@ test('webhook configurations themselves are never sent to webhooks', () => {
   const a = { ...pod(), resource: findResource('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')!, namespace: '' };
   assert.equal(plugin.handles(a), false);
   assert.equal(plugin.handles(pod()), true);
+});
+
+test('matchConditions: all true calls the webhook, one false skips it, an error follows failurePolicy', async () => {
+  const conditions = (...expressions: string[]) => expressions.map((expression, i) => ({ name: `c${i}`, expression }));
+  const deny = (matchConditions: { name: string; expression: string }[], failurePolicy: 'Fail' | 'Ignore' = 'Fail') =>
+    new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook<ValidatingWebhook>('deny.example.com', '/deny', { matchConditions, failurePolicy })]] }), clock: realClock });
+  const allTrue = await refusal(deny(conditions("object.metadata.name == 'web'", "request.userInfo.username == 'alice'", 'oldObject == null')).validate(pod()));
+  assert.match(allTrue.message, /denied the request/);
+  const before = calls.get('/deny') ?? 0;
+  // A false one skips the call even beside an error.
+  await deny(conditions('object.metadata.nothing.size() > 0', "object.metadata.name == 'other'")).validate(pod());
+  await deny(conditions("'team' in object.metadata.labels")).validate(pod());
+  assert.equal(calls.get('/deny') ?? 0, before);
+  const err = await refusal(deny(conditions('true', 'object.metadata.nothing.size() > 0')).validate(pod()));
+  assert.equal(err.code, 403);
+  assert.match(err.message, /^pods "web" is forbidden: expression 'object\.metadata\.nothing\.size\(\) > 0' resulted in error: /);
+  await deny(conditions('object.metadata.nothing.size() > 0'), 'Ignore').validate(pod());
+  assert.equal(calls.get('/deny') ?? 0, before);
+});
+
+test("matchConditions of a mutating webhook see the earlier webhooks' changes", async () => {
+  const labelled = hook<MutatingWebhook>('copy.example.com', '/label-b', { matchConditions: [{ name: 'has-mutated', expression: "'mutated' in object.metadata.labels" }] });
+  const plugin = new MutatingAdmissionWebhook({ lookups: lookups({ mutating: [[hook('label.example.com', '/label'), labelled]] }), clock: realClock });
+  const a = pod();
+  await plugin.admit(a);
+  assert.deepEqual(a.object?.metadata?.labels, { mutated: 'yes', b: 'set' });
+  const skipped = new MutatingAdmissionWebhook({ lookups: lookups({ mutating: [[labelled]] }), clock: realClock });
+  const b = pod();
+  await skipped.admit(b);
+  assert.deepEqual(b.object?.metadata?.labels, {});
+});
+
+test('audit annotations: each mutating call and its patch by round and index, the webhooks\' own under their names, failing open', async () => {
+  const annotations = new Map<string, [string, string | undefined]>();
+  const annotate = (key: string, value: string, level?: string) => void annotations.set(key, [value, level]);
+  const dead = `https://127.0.0.1:${await deadPort()}/x`;
+  const ignored = hook<MutatingWebhook>('dead.example.com', '/x', { failurePolicy: 'Ignore', clientConfig: { url: dead, caBundle: server.caBundle } });
+  const plugin = new MutatingAdmissionWebhook({
+    lookups: lookups({ mutating: [[hook('allow.example.com', '/allow'), hook('label.example.com', '/label')], [ignored]] }),
+    clock: realClock,
+  });
+  await plugin.admit({ ...pod(), annotate });
+  assert.deepEqual(Object.fromEntries(annotations), {
+    'mutation.webhook.admission.k8s.io/round_0_index_0': [JSON.stringify({ configuration: 'm0', webhook: 'allow.example.com', mutated: false }), undefined],
+    'label.example.com/checked': ['labels', undefined],
+    'patch.webhook.admission.k8s.io/round_0_index_1': [
+      JSON.stringify({ configuration: 'm0', webhook: 'label.example.com', patch: [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }], patchType: 'JSONPatch' }),
+      'Request',
+    ],
+    'mutation.webhook.admission.k8s.io/round_0_index_1': [JSON.stringify({ configuration: 'm0', webhook: 'label.example.com', mutated: true }), undefined],
+    'failed-open.mutation.webhook.admission.k8s.io/round_0_index_2': ['dead.example.com', undefined],
+    'mutation.webhook.admission.k8s.io/round_0_index_2': [JSON.stringify({ configuration: 'm1', webhook: 'dead.example.com', mutated: false }), undefined],
+  });
 });

@@ -1,11 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
-import { findResource } from '../../../../api/resources.js';
 import { isStatusError } from '../../../../api/errors.js';
-import type { KubeObject } from '../../../../api/meta.js';
-import { fakeLookups } from '../../testing.js';
-import type { AdmissionAttributes, AdmissionOperation } from '../../interface.js';
+import { admissionAttributes, fakeLookups, type AttributeOverrides } from '../../testing.js';
 import { PodSecurity, policyOf, type PodSecurityExemptions } from './podsecurity.js';
 
 const ns = (name: string, labels: Record<string, string>): Namespace => ({ metadata: { name, labels } });
@@ -13,22 +10,8 @@ const privilegedPod = (name = 'p'): Pod => ({ metadata: { name, namespace: 'n' }
 const restrictedViolations =
   'privileged (container "c" must not set securityContext.privileged=true), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")';
 
-function attrs(group: string, version: string, resource: string, obj: object, extra: Partial<Omit<AdmissionAttributes, 'oldObject'>> & { oldObject?: object } = {}, warnings: string[] = []): AdmissionAttributes {
-  const object = obj as KubeObject;
-  return {
-    operation: 'CREATE' as AdmissionOperation,
-    resource: findResource(group, version, resource)!,
-    subresource: '',
-    namespace: object.metadata?.namespace ?? '',
-    name: object.metadata?.name ?? '',
-    object,
-    user: { name: 'u', groups: [] },
-    dryRun: false,
-    warnings,
-    ...extra,
-    oldObject: extra.oldObject as KubeObject | undefined,
-  };
-}
+const attrs = (group: string, version: string, resource: string, object: object, extra: AttributeOverrides = {}, warnings: string[] = []) =>
+  admissionAttributes(group, version, resource, { object, warnings, ...extra });
 
 function plugin(namespaces: Namespace[], pods: Pod[] = [], exemptions?: PodSecurityExemptions) {
   return new PodSecurity({ lookups: fakeLookups({ namespaces, pods }), exemptions });
@@ -116,4 +99,39 @@ test('namespaces: invalid labels refused on create, a stricter enforce level war
   const relaxed: string[] = [];
   await plugin([], pods).validate(attrs('', 'v1', 'namespaces', ns('n', { 'pod-security.kubernetes.io/enforce': 'baseline' }), { operation: 'UPDATE', oldObject: ns('n', { 'pod-security.kubernetes.io/enforce': 'restricted' }) }, relaxed));
   assert.deepEqual(relaxed, []);
+});
+
+test("audit annotations: the enforced policy, the audit level's violations, exemptions, label errors", async () => {
+  const p = plugin(
+    [
+      ns('open', {}),
+      ns('a', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.30', 'pod-security.kubernetes.io/audit': 'restricted' }),
+      ns('bad', { 'pod-security.kubernetes.io/audit': 'bogus' }),
+    ],
+    [],
+    { usernames: ['admin'], runtimeClasses: ['kata'] },
+  );
+  const audited = async (object: Pod, extra: AttributeOverrides = {}) => {
+    const annotations: Record<string, string> = {};
+    const a = attrs('', 'v1', 'pods', object, { annotate: (k, v) => void (annotations[k] = v), ...extra });
+    await p.validate(a).catch(() => undefined);
+    return annotations;
+  };
+  const inNs = (namespace: string, pod: Pod = privilegedPod()): Pod => ({ ...pod, metadata: { name: 'p', namespace } });
+  assert.deepEqual(await audited(inNs('open')), { 'pod-security.kubernetes.io/enforce-policy': 'privileged:latest' });
+  const plain: Pod = { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  assert.deepEqual(await audited(inNs('a', plain)), {
+    'pod-security.kubernetes.io/enforce-policy': 'baseline:v1.30',
+    'pod-security.kubernetes.io/audit-violations':
+      'would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+  });
+  // A refused pod is audited too.
+  const refused = await audited(inNs('a'));
+  assert.equal(refused['pod-security.kubernetes.io/enforce-policy'], 'baseline:v1.30');
+  assert.match(refused['pod-security.kubernetes.io/audit-violations'] ?? '', /^would violate PodSecurity "restricted:latest": privileged/);
+  assert.deepEqual(await audited(inNs('a'), { user: { name: 'admin', groups: [] } }), { 'pod-security.kubernetes.io/exempt': 'user' });
+  assert.deepEqual(await audited(inNs('a', { ...privilegedPod(), spec: { ...privilegedPod().spec!, runtimeClassName: 'kata' } })), { 'pod-security.kubernetes.io/exempt': 'runtimeClass' });
+  const bad = await audited(inNs('bad', plain));
+  assert.equal(bad['pod-security.kubernetes.io/error'], 'Failed to parse policy: metadata.labels[pod-security.kubernetes.io/audit]: Unsupported value: "bogus": supported values: "privileged", "baseline", "restricted"');
+  assert.equal(bad['pod-security.kubernetes.io/enforce-policy'], 'privileged:latest');
 });

@@ -2,12 +2,12 @@
 // labels pick a level (and version) to enforce, audit and warn about. Pods that break the enforce
 // level are refused; the warn level becomes response warnings, for pods and for the pod templates
 // of workload resources (which are never refused: their pods are). Changing a namespace's enforce
-// level warns about its existing pods that break the new one. Audit annotations are not written
-// (kite's audit log does not take them yet).
+// level warns about its existing pods that break the new one. Audit annotations as upstream's:
+// the enforced policy, the audit level's violations, an exemption's reason, a label error.
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { Namespace, Pod, PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { invalid } from '../../../../api/errors.js';
-import { invalid as invalidField, notSupported, Path, type FieldError } from '../../../../api/field.js';
+import { aggregateMessage, invalid as invalidField, notSupported, Path, type FieldError } from '../../../../api/field.js';
 import { deepEqual } from '../../../../api/validation/meta.js';
 import { admissionForbidden } from '../../errors.js';
 import type { AdmissionAttributes, AdmissionLookups, ValidatingAdmissionPlugin } from '../../interface.js';
@@ -15,7 +15,10 @@ import { evaluatePod, forbiddenDetail, forbiddenReason, type Level } from './che
 
 export const pluginName = 'PodSecurity';
 
+/** The namespace labels' prefix, and the audit annotations'. */
 const labelPrefix = 'pod-security.kubernetes.io/';
+const enforcePolicyKey = 'enforce-policy';
+const exemptKey = 'exempt';
 const modes = ['enforce', 'audit', 'warn'] as const;
 type Mode = (typeof modes)[number];
 const levels: readonly Level[] = ['privileged', 'baseline', 'restricted'];
@@ -127,28 +130,41 @@ export class PodSecurity implements ValidatingAdmissionPlugin {
   async validate(a: AdmissionAttributes): Promise<void> {
     const key = resourceKey(a);
     if (key === '/namespaces') return this.validateNamespace(a);
-    if (this.exemptions.namespaces.includes(a.namespace) || this.exemptions.usernames.includes(a.user.name)) return;
+    const annotate = (k: string, v: string) => a.annotate?.(`${labelPrefix}${k}`, v);
+    if (this.exemptions.namespaces.includes(a.namespace)) return annotate(exemptKey, 'namespace');
+    if (this.exemptions.usernames.includes(a.user.name)) return annotate(exemptKey, 'user');
     const ns = await this.lookups.get('namespaces', '', a.namespace);
-    const { policy } = policyOf(ns?.metadata?.labels);
+    const { policy, errors } = policyOf(ns?.metadata?.labels);
     if (key === '/pods') {
       const pod = a.object as Pod | undefined;
       if (!pod?.spec) return;
+      if (errors.length === 0 && modes.every((m) => policy[m].level === 'privileged')) return annotate(enforcePolicyKey, levelVersionString(policy.enforce));
       if (a.operation === 'UPDATE' && !isSignificantPodUpdate(pod, a.oldObject as Pod | undefined)) return;
-      return this.evaluate(a, policy, pod.metadata ?? {}, pod.spec, true);
+      return this.evaluate(a, policy, errors, pod.metadata ?? {}, pod.spec, true);
     }
-    if (policy.warn.level === 'privileged') return;
+    if (errors.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return;
     const template = podControllers.get(key)?.(a.object as Record<string, unknown>);
     if (!template?.spec) return;
-    return this.evaluate(a, policy, template.metadata ?? {}, template.spec, false);
+    return this.evaluate(a, policy, errors, template.metadata ?? {}, template.spec, false);
   }
 
-  /** Refuses a pod that breaks the enforce level (only when `enforce`), else warns about the warn level. */
-  private async evaluate(a: AdmissionAttributes, policy: Policy, meta: ObjectMeta, spec: PodSpec, enforce: boolean): Promise<void> {
-    if (spec.runtimeClassName && this.exemptions.runtimeClasses.includes(spec.runtimeClassName)) return;
+  /**
+   * Refuses a pod that breaks the enforce level (only when `enforce`), records the audit level's
+   * violations, and warns about the warn level's when the request goes through.
+   */
+  private async evaluate(a: AdmissionAttributes, policy: Policy, errors: FieldError[], meta: ObjectMeta, spec: PodSpec, enforce: boolean): Promise<void> {
+    const annotate = (k: string, v: string) => a.annotate?.(`${labelPrefix}${k}`, v);
+    if (spec.runtimeClassName && this.exemptions.runtimeClasses.includes(spec.runtimeClassName)) return annotate(exemptKey, 'runtimeClass');
+    if (errors.length) annotate('error', `Failed to parse policy: ${aggregateMessage(errors)}`);
+    let refusal: Error | undefined;
     if (enforce) {
+      annotate(enforcePolicyKey, levelVersionString(policy.enforce));
       const results = evaluatePod(policy.enforce.level, meta, spec);
-      if (results.length) throw admissionForbidden(a, `violates PodSecurity ${JSON.stringify(levelVersionString(policy.enforce))}: ${forbiddenDetail(results)}`);
+      if (results.length) refusal = admissionForbidden(a, `violates PodSecurity ${JSON.stringify(levelVersionString(policy.enforce))}: ${forbiddenDetail(results)}`);
     }
+    const audited = evaluatePod(policy.audit.level, meta, spec);
+    if (audited.length) annotate('audit-violations', `would violate PodSecurity ${JSON.stringify(levelVersionString(policy.audit))}: ${forbiddenDetail(audited)}`);
+    if (refusal) throw refusal;
     const results = evaluatePod(policy.warn.level, meta, spec);
     if (results.length) a.warnings?.push(`would violate PodSecurity ${JSON.stringify(levelVersionString(policy.warn))}: ${forbiddenDetail(results)}`);
   }

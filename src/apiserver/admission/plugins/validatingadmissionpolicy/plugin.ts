@@ -227,7 +227,7 @@ function lazyVariables(policy: CompiledPolicy, inputs: Record<string, unknown>, 
 }
 
 /** The AdmissionRequest an expression sees as `request`. */
-function admissionRequest(a: AdmissionAttributes): Record<string, unknown> {
+export function admissionRequest(a: AdmissionAttributes): Record<string, unknown> {
   const { group, version, resource, kind } = a.resource;
   const gvk = { group, version, kind };
   const gvr = { group, version, resource };
