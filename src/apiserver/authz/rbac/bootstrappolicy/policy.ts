@@ -411,10 +411,23 @@ export const kiteClusterRoles: readonly ClusterRole[] = [
     rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
     rule(['list', 'watch'], ['networking.k8s.io'], ['networkpolicies']),
   ]),
+  // The pod timeline: whoever may view pods may read their timelines (view, and through it edit and
+  // admin); the components that record steps may send them.
+  clusterRole('system:kite:aggregate-to-view-podtimelines', [rule(read, ['timeline.kite.dev'], ['podtimelines'])], aggregateTo('view')),
+  clusterRole('system:kite:pod-timeline-recorder', [rule(['create'], ['timeline.kite.dev'], ['podtimelinestepbatches'])]),
 ];
 
 export const kiteClusterRoleBindings: readonly ClusterRoleBinding[] = [
   clusterRoleBinding('system:kite:node-agent', 'system:kite:node-agent', [group('system:nodes')]),
+  // Kubelets (only for their own pods: the batch handler checks), the scheduler, and the EndpointSlice
+  // controller under its own service account or the controller manager's shared identity. `kite sim`
+  // uses an admin kubeconfig and needs no binding.
+  clusterRoleBinding('system:kite:pod-timeline-recorder', 'system:kite:pod-timeline-recorder', [
+    group('system:nodes'),
+    user('system:kube-scheduler'),
+    user('system:kube-controller-manager'),
+    serviceAccount('kube-system', 'endpointslice-controller'),
+  ]),
   // kubeadm's kubeadm:kubelet-bootstrap, kubeadm:node-autoapprove-bootstrap and -certificate-rotation.
   clusterRoleBinding('system:kite:node-bootstrapper', 'system:node-bootstrapper', [group('system:bootstrappers')]),
   clusterRoleBinding('system:kite:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
