@@ -146,13 +146,16 @@ export function explainPod(input: WhyInput): Why {
     return creating(input, pod, status);
   }
   if (pod.status?.phase === 'Succeeded' || status === 'Completed') return completed(input, pod, status);
-  if (pod.status?.phase === 'Failed' || terminatedStatus(status)) return failed(input, pod, status);
+  if (pod.status?.phase === 'Failed' || terminatedStatus(pod, status)) return failed(input, pod, status);
   if (status === 'Running' || status === 'NotReady') return running(input, pod, status);
   if (status === 'Unknown') return why(status, 'Unknown', `kubelet/${nodeName}`, `kubelet on ${nodeName} has not reported the pod's state`);
   return why(status, status, `kubelet/${nodeName}`, pod.status?.message ?? `kubelet on ${nodeName} reports ${status}`);
 }
 
-const terminatedStatus = (s: string): boolean => s === 'Error' || s === 'OOMKilled' || s.startsWith('ExitCode:') || s.startsWith('Signal:');
+/** STATUS is a container's termination reason (Error, OOMKilled, ExitCode:N, ContainerStatusUnknown, ...). */
+function terminatedStatus(pod: Pod, status: string): boolean {
+  return (pod.status?.containerStatuses ?? []).some((cs) => cs.state?.terminated && terminatedReason(cs.state.terminated) === status && status !== 'Completed');
+}
 
 // --- scheduling ---
 
@@ -447,7 +450,8 @@ function completed(input: WhyInput, pod: Pod, status: string): Why {
 
 function failed(input: WhyInput, pod: Pod, status: string): Why {
   const node = pod.spec?.nodeName ?? '';
-  const cs = [...(pod.status?.containerStatuses ?? [])].reverse().find((c) => c.state?.terminated && (c.state.terminated.exitCode ?? 0) !== 0);
+  const statuses = [...(pod.status?.containerStatuses ?? [])].reverse();
+  const cs = statuses.find((c) => c.state?.terminated && terminatedReason(c.state.terminated) === status) ?? statuses.find((c) => c.state?.terminated && (c.state.terminated.exitCode ?? 0) !== 0);
   const t = cs?.state?.terminated;
   if (!cs || !t) {
     const reason = pod.status?.reason ?? status;
@@ -460,7 +464,7 @@ function failed(input: WhyInput, pod: Pod, status: string): Why {
   const limit = pod.spec?.containers?.find((c) => c.name === cs.name)?.resources?.limits?.memory;
   const what = t.reason === 'OOMKilled' ? `container ${cs.name} ran out of memory${limit ? ` (limit ${limit})` : ''} and was killed (exit ${t.exitCode ?? 137})${at}` : `container ${cs.name} exited ${t.exitCode ?? 0}${t.signal ? ` (signal ${t.signal})` : ''}${at}`;
   const after = restarts ? `kubelet on ${node} restarts it (restartPolicy ${policy})` : `restartPolicy ${policy}: it stays stopped; ${ownerPhrase(pod, input)}`;
-  return why(status, t.reason === 'OOMKilled' ? 'OOMKilled' : 'Error', restarts ? `kubelet/${node}` : 'nobody', `${what}${logSuffix(input, cs.name, ', last log line ')}; ${after}`);
+  return why(status, t.reason === 'OOMKilled' || t.reason === 'ContainerStatusUnknown' ? t.reason : 'Error', restarts ? `kubelet/${node}` : 'nobody', `${what}${logSuffix(input, cs.name, ', last log line ')}; ${after}`);
 }
 
 function evicted(input: WhyInput, pod: Pod): Why {
