@@ -10,6 +10,7 @@ import { checkAuthorized, type Authorizer } from './authz/authorizer.js';
 import type { RequestInfo } from './http/requestinfo.js';
 import { asksImpersonation, impersonationOf } from './authn/impersonation.js';
 import { auditFilter, type AuditDependencies } from './audit/filter.js';
+import { PodRequestTrace, tracesPod, type PodStepQueue } from './timeline/trace.js';
 import { InflightLimiter, isLongRunning, requestDeadlineMs, withDeadline, writeTooManyRequests, type RequestLimits } from './http/filters.js';
 
 /** One request on its way through the chain; filters fill in what they establish. */
@@ -32,6 +33,8 @@ export interface RequestContext {
    * findings); the first value of a key stays. A no-op unless the audit policy records the request.
    */
   annotate: (key: string, value: string) => void;
+  /** A pod write's timeline steps: set by the podTimeline filter, marked down the chain. */
+  timeline?: PodRequestTrace;
 }
 
 /** RequestContext.annotate until the audit filter takes the request. */
@@ -65,12 +68,15 @@ export interface FilterDependencies {
   onLateError(req: IncomingMessage, err: unknown): void;
   /** --audit-policy-file with a backend: absent, requests are not audited at all. */
   audit?: AuditDependencies;
+  /** Where pod writes' timeline steps go (absent: --pod-timeline=false, nothing is traced). */
+  podSteps?: PodStepQueue;
 }
 
 /** kite's filters in upstream's order (outermost first); audit follows authentication, before impersonation. */
 export function defaultFilters(deps: FilterDependencies): NamedFilter[] {
   return [
     { name: 'timeout', filter: timeoutFilter(deps) },
+    ...(deps.podSteps ? [{ name: 'podTimeline', filter: podTimelineFilter(deps.clock, deps.podSteps) }] : []),
     { name: 'authentication', filter: authenticationFilter },
     ...(deps.audit ? [{ name: 'audit', filter: auditFilter(deps.audit) }] : []),
     { name: 'impersonation', filter: impersonationFilter(deps.authorizer) },
@@ -95,8 +101,28 @@ function timeoutFilter({ limits, clock, onLateError }: FilterDependencies): Filt
 /** WithAuthentication: the listener's authenticator names the user, or the request is a 401. */
 const authenticationFilter: Filter = async (ctx, next) => {
   ctx.user = await ctx.authenticator.authenticate(ctx.req);
+  ctx.timeline?.authenticated();
   return next(ctx);
 };
+
+/**
+ * kite's pod timeline: a pod write (create, update, patch, delete) carries a trace through the rest
+ * of the chain and the registry; when it is done its steps are queued for the store. Inside the
+ * timeout filter, so a request answered 504 still records what it did.
+ */
+function podTimelineFilter(clock: Clock, queue: PodStepQueue): Filter {
+  return async (ctx, next) => {
+    if (!tracesPod(ctx.info)) return next(ctx);
+    const traceparent = ctx.req.headers.traceparent;
+    const trace = new PodRequestTrace(clock, clock.now(), ctx.req.headers['user-agent'], typeof traceparent === 'string' ? traceparent : undefined);
+    ctx.timeline = trace;
+    try {
+      await next(ctx);
+    } finally {
+      queue.push(trace.records());
+    }
+  };
+}
 
 /**
  * WithImpersonation: the requester must be allowed `impersonate` on every user, group, uid and
@@ -142,7 +168,8 @@ function authorizationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
     const { info } = ctx;
     const user = ctx.user!;
-    await checkAuthorized(authorizer, { user, ...info, fieldSelector: ctx.url.searchParams.get('fieldSelector') ?? undefined }, ctx.annotate);
+    const decision = await checkAuthorized(authorizer, { user, ...info, fieldSelector: ctx.url.searchParams.get('fieldSelector') ?? undefined }, ctx.annotate);
+    ctx.timeline?.authorized(decision.authorizer);
     // Upstream's AuthorizePodWebsocketUpgradeCreatePermission: a streaming GET also needs create.
     if (ctx.upgrade && info.verb === 'get' && info.resource === 'pods' && streamingSubresources.has(info.subresource)) {
       await checkAuthorized(authorizer, { user, ...info, verb: 'create' });

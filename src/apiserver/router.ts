@@ -25,7 +25,7 @@ import type { Registries } from './registry/registries.js';
 import { versionInfo } from './version.js';
 
 /** What a group version's handler reads of a request that has passed the filters. */
-export type ResourceContext = Pick<RequestContext, 'req' | 'res' | 'url' | 'info' | 'upgrade' | 'annotate'>;
+export type ResourceContext = Pick<RequestContext, 'req' | 'res' | 'url' | 'info' | 'upgrade' | 'annotate' | 'timeline'>;
 
 
 /** One served group version (upstream's APIGroupInfo for one version): its resources and their handler. */
@@ -199,7 +199,7 @@ export function storageGroupVersions(deps: StorageDependencies): APIGroupVersion
 }
 
 function serveStored(
-  { req, res, url, info, upgrade, annotate }: ResourceContext,
+  { req, res, url, info, upgrade, annotate, timeline }: ResourceContext,
   user: UserInfo,
   { registries, clock }: StorageDependencies,
   /** By resource name: the subresource handlers each resource of the group version registers. */
@@ -213,7 +213,7 @@ function serveStored(
   const output = tableOptions(negotiateOutput(req.headers.accept, true), url.searchParams);
   const scoped = resource.namespaced ? info : { ...info, namespace: '' };
   if (resource.deprecationWarning) addResponseWarning(res, resource.deprecationWarning);
-  const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries, output, clock, upgrade, annotate };
+  const r: ResourceRequest = { req, res, url, info: scoped, user, resource, registry, registries, output, clock, upgrade, annotate, timeline };
   if (info.subresource) {
     const sub = info.subresource;
     const declared = resource.subresources.find((s) => s.name === sub);

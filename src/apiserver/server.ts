@@ -44,6 +44,7 @@ import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
 import { timelineGroupVersion } from './timeline/api.js';
+import { PodStepQueue, watchPodDeletions } from './timeline/trace.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -181,6 +182,9 @@ export class ApiServer implements Service {
   private auditBackend?: AuditBackend;
   /** The pod timelines (timeline.kite.dev), kept in DATA/timeline.db. */
   private timeline?: TimelineStore;
+  /** The API server's own pod steps on their way into the timeline (absent when it is off). */
+  private podSteps?: PodStepQueue;
+  private stopPodDeletions?: () => void;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -227,6 +231,10 @@ export class ApiServer implements Service {
     const timelineSinks: TimelineSink[] = [];
     this.timeline = new TimelineStore({ ...this.opts.podTimeline, file: join(dataDir, 'timeline.db'), sinks: timelineSinks, clock: this.clock, logger });
     await this.timeline.start();
+    if (this.timeline.enabled) {
+      this.podSteps = new PodStepQueue(this.timeline);
+      this.stopPodDeletions = await watchPodDeletions(this.registries, this.podSteps, this.clock, logger);
+    }
 
     const issuer = await this.tokenIssuer();
     const tokens: Authenticator[] = [];
@@ -293,7 +301,7 @@ export class ApiServer implements Service {
     else if (auditPolicy || this.opts.audit?.log) logger.info('audit needs both --audit-policy-file and --audit-log-path: no events will be recorded');
     const audit = this.auditBackend && auditPolicy && { policy: auditPolicy, backend: this.auditBackend, clock: this.clock };
     this.chain = buildHandlerChain(
-      defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err), audit }),
+      defaultFilters({ authorizer: this.authorizer, limits: this.limits, inflight: new InflightLimiter(this.limits), clock: this.clock, onLateError: (req, err) => this.lateError(req, err), audit, podSteps: this.podSteps }),
       router.handle,
     );
 
@@ -483,6 +491,8 @@ export class ApiServer implements Service {
       for (const socket of this.upgraded) socket.destroy();
       await closeServer(this.server);
     }
+    this.stopPodDeletions?.();
+    this.podSteps?.flush();
     await this.store?.close();
     await this.timeline?.stop();
     this.auditBackend?.close();

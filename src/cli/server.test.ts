@@ -101,3 +101,15 @@ describe('kite server service ranges', () => {
     assert.throws(() => optionsOf('--service-node-port-range', '32767-30000'), /^Error: invalid port range "32767-30000"/);
   });
 });
+
+describe('kite server pod timeline flags', () => {
+  it('keeps timelines by default and reads --pod-timeline, its retention and its cap', () => {
+    assert.deepEqual(optionsOf().podTimeline, { enabled: true, retentionMs: undefined, maxPods: undefined });
+    assert.deepEqual(optionsOf('--pod-timeline=false', '--pod-timeline-retention', '1h', '--pod-timeline-max-pods', '500').podTimeline, { enabled: false, retentionMs: 3_600_000, maxPods: 500 });
+  });
+  it('refuses bad values in one line', () => {
+    assert.throws(() => optionsOf('--pod-timeline', 'maybe'), /^Error: --pod-timeline must be true or false, got "maybe"$/);
+    assert.throws(() => optionsOf('--pod-timeline-max-pods', '0'), /^Error: --pod-timeline-max-pods must be positive$/);
+    assert.throws(() => optionsOf('--pod-timeline-retention', '0s'), /^Error: --pod-timeline-retention must be positive/);
+  });
+});

@@ -2,6 +2,7 @@
 // validating phase every interested validating one; the first refusal (a thrown error) ends it.
 // The registry calls admit() before its own validation and validate() after, as upstream does.
 import type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin, ValidatingAdmissionPlugin } from './interface.js';
+import { changedPaths } from '../timeline/trace.js';
 
 export type AnyAdmissionPlugin = MutatingAdmissionPlugin | ValidatingAdmissionPlugin;
 
@@ -17,12 +18,29 @@ export class AdmissionChain {
 
   /** The mutating phase: plugins may change a.object in place. */
   async admit(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.mutating) if (p.handles(a)) await p.admit(a);
+    for (const p of this.mutating) {
+      if (!p.handles(a)) continue;
+      const trace = a.timeline;
+      if (!trace) {
+        await p.admit(a);
+        continue;
+      }
+      // Only a traced pod write pays for the copy that names what the plugin changed.
+      const start = trace.now();
+      const before = structuredClone(a.object);
+      await p.admit(a);
+      trace.admitted(p.name, 'mutating', start, changedPaths(before, a.object));
+    }
   }
 
   /** The validating phase: plugins may only refuse. */
   async validate(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.validating) if (p.handles(a)) await p.validate(a);
+    for (const p of this.validating) {
+      if (!p.handles(a)) continue;
+      const start = a.timeline?.now();
+      await p.validate(a);
+      if (start !== undefined) a.timeline!.admitted(p.name, 'validating', start, []);
+    }
   }
 }
 

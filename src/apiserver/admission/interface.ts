@@ -4,6 +4,7 @@ import type { KubeObject } from '../../api/meta.js';
 import type { ResourceInfo } from '../../api/resources.js';
 import type { UserInfo } from '../authn/user.js';
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
+import type { PodRequestTrace } from '../timeline/trace.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -22,6 +23,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Where plugins add warnings for the client (HTTP Warning headers); absent when nobody listens. */
   warnings?: string[];
+  /** A pod write's timeline: the chain records each plugin that ran and what it changed. */
+  timeline?: PodRequestTrace;
 }
 
 export interface AdmissionPlugin {

@@ -26,11 +26,15 @@ export type Decision = 'allow' | 'deny' | 'noOpinion';
 
 export interface AuthorizationResult {
   decision: Decision;
+  /** Which authorizer decided (the union's member's name; the pod timeline's Authorized step). */
+  authorizer?: string;
   /** Appended to the Forbidden message when the request is refused. */
   reason?: string;
 }
 
 export interface Authorizer {
+  /** As --authorization-mode names it (Node, RBAC). */
+  readonly name?: string;
   /** Throws only when it could not decide (an evaluation error), never to refuse. */
   authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult>;
 }
@@ -50,7 +54,7 @@ export class UnionAuthorizer implements Authorizer {
         failure ??= err;
         continue;
       }
-      if (result.decision !== 'noOpinion') return result;
+      if (result.decision !== 'noOpinion') return a.name ? { ...result, authorizer: a.name } : result;
       if (result.reason) reasons.push(result.reason);
     }
     if (failure !== undefined) throw failure;
@@ -62,7 +66,7 @@ export class UnionAuthorizer implements Authorizer {
  * The authorization filter: resolves when allowed, throws 403 Forbidden when not, 500 when the
  * authorizer failed. annotate gets upstream's audit annotations of the decision and its reason.
  */
-export async function checkAuthorized(authorizer: Authorizer, attrs: AuthorizationAttributes, annotate?: (key: string, value: string) => void): Promise<void> {
+export async function checkAuthorized(authorizer: Authorizer, attrs: AuthorizationAttributes, annotate?: (key: string, value: string) => void): Promise<AuthorizationResult> {
   let result: AuthorizationResult;
   try {
     result = await authorizer.authorize(attrs);
@@ -72,4 +76,5 @@ export async function checkAuthorized(authorizer: Authorizer, attrs: Authorizati
   annotate?.('authorization.k8s.io/decision', result.decision === 'allow' ? 'allow' : 'forbid');
   annotate?.('authorization.k8s.io/reason', result.reason ?? '');
   if (result.decision !== 'allow') throw forbiddenError(attrs, result.reason);
+  return result;
 }

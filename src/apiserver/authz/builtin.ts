@@ -10,6 +10,7 @@ export const publicInfoPaths: readonly string[] = ['/healthz', '/livez', '/ready
 
 /** Allows members of the given groups everything, as upstream's privileged-groups authorizer; first in the union. */
 export class PrivilegedGroupsAuthorizer implements Authorizer {
+  readonly name = 'Privileged';
   constructor(private readonly groups: readonly string[] = [privilegedGroup]) {}
 
   async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {

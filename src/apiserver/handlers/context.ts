@@ -12,6 +12,7 @@ import type { Clock } from '../../util/clock.js';
 import type { UpgradeRequest } from '../../streaming/upgrade.js';
 import { badRequest } from '../../api/errors.js';
 import { queryBool, queryInt64 } from '../../api/query.js';
+import type { PodRequestTrace } from '../timeline/trace.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -28,6 +29,8 @@ export interface ResourceRequest {
   upgrade?: UpgradeRequest;
   /** Adds an audit annotation to the request's events (RequestContext.annotate). */
   annotate: (key: string, value: string) => void;
+  /** A pod write's timeline steps (RequestContext.timeline). */
+  timeline?: PodRequestTrace;
 }
 
 export function query(r: Pick<ResourceRequest, 'url'>, name: string): string | undefined {

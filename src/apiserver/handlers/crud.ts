@@ -53,7 +53,7 @@ function partial(obj: StoredObject): unknown {
 /** `warnings` collects admission's warnings for the response. */
 export function writeOptions(r: ResourceRequest, dryRun: boolean, subresource: string, warnings?: string[]): WriteOptions {
   const manager = fieldManagerFor(r);
-  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warnings };
+  return { dryRun, user: r.user, subresource, track: trackManagedFields(r, manager, 'Update', subresource), warnings, timeline: r.timeline };
 }
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
@@ -190,7 +190,7 @@ function validateDeleteOptions(opts: DeleteOptions): void {
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const options = await deleteOptionsOf(r);
   const dryRun = dryRunOf(options.dryRun ?? []);
-  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '' });
+  const { object, deleted } = await r.registry.delete(r.info.namespace, r.info.name, options, { dryRun, user: r.user, subresource: '', timeline: r.timeline });
   if (deleted && !r.registry.strategy.returnDeletedObject) {
     writeObject(r.res, 200, {
       kind: 'Status',

@@ -1,5 +1,6 @@
 // The generic registry of one served resource: create, read, list, update, delete and watch over
 // storage, with the resource's strategy, admission and validation, as upstream's genericregistry.Store.
+import type { PodRequestTrace } from '../timeline/trace.js';
 import { randomUUID } from 'node:crypto';
 import type { KeyValue, Store } from '../../storage/store.js';
 import { isStorageError } from '../../storage/store.js';
@@ -45,6 +46,8 @@ export interface WriteOptions {
   allowCreate?: boolean;
   /** Collects admission's warnings for the response. */
   warnings?: string[];
+  /** A pod write's timeline steps (only pod requests carry one). */
+  timeline?: PodRequestTrace;
 }
 
 export interface DeleteOptions {
@@ -403,7 +406,7 @@ export class Registry {
     const obj = this.prepareNew(namespace, input);
     const now = this.deps.clock.now();
     this.strategy.prepareForCreate(obj, { now, user: opts.user });
-    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
+    const admit = { resource: this.info, subresource: opts.subresource, namespace, name: obj.metadata.name ?? '', object: obj, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings, timeline: opts.timeline };
     await this.deps.admitter.mutate('CREATE', admit);
     this.assertValid(obj, this.strategy.validate(obj));
     await this.strategy.authorizeWrite?.(obj, undefined, opts.user);
@@ -426,6 +429,7 @@ export class Registry {
       throw err;
     }
     await allocation?.commit();
+    opts.timeline?.persisted(obj, opts.user);
     return obj;
   }
 
@@ -503,9 +507,14 @@ export class Registry {
       const allocation = this.shouldDeleteAfterUpdate(obj) ? undefined : await this.strategy.allocate?.(obj, current, opts.dryRun);
       if (opts.dryRun) return { object: obj, created: false };
       try {
-        if (this.shouldDeleteAfterUpdate(obj)) return { object: await this.deleteNow(key, kv!, obj), created: false };
+        if (this.shouldDeleteAfterUpdate(obj)) {
+          const gone = await this.deleteNow(key, kv!, obj);
+          opts.timeline?.updated(current, obj, opts.user);
+          return { object: gone, created: false };
+        }
         const written = await this.persist(key, obj, (value) => this.deps.store.update(key, value, kv!.modRevision));
         obj.metadata.resourceVersion = String(written.modRevision);
+        opts.timeline?.updated(current, obj, opts.user);
       } catch (err) {
         await allocation?.revert();
         if (isStorageError(err, 'Conflict')) {
@@ -602,6 +611,7 @@ export class Registry {
         const admit = { resource: this.info, subresource: '', namespace, name, oldObject: current, user: opts.user, dryRun: opts.dryRun, warnings: opts.warnings };
         await this.deps.admitter.mutate('DELETE', admit);
         await this.deps.admitter.validate('DELETE', admit);
+        if (!opts.dryRun) opts.timeline?.deleteRequested(current, options.gracePeriodSeconds, opts.user);
       }
       const plan = this.planDelete(current, options);
       if (plan.kind === 'now') {

@@ -2,7 +2,6 @@
 // from the store, and podtimelinestepbatches (create-only, never stored as such) into it. A kubelet
 // (system:node:<name>) may record steps only for pods bound to its node, now or before: records for
 // other pods are dropped with a warning, the rest of the batch is kept.
-import type { Pod } from 'kubernetes-types/core/v1.js';
 import { badRequest, invalid, methodNotAllowed, notFound, notFoundPath } from '../../api/errors.js';
 import { checkFieldLabels, parseFieldSelector, type FieldSelector } from '../../api/fields.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
@@ -22,7 +21,7 @@ import { resourceVersionSyntaxError } from '../registry/registry.js';
 import type { APIGroupVersion, ResourceContext } from '../router.js';
 import { decodeStepBatch } from './decode.js';
 import { PodIndex } from './podindex.js';
-import type { TimelineFilter, TimelineRecord, TimelineStore } from './store.js';
+import { podFacts, type TimelineFilter, type TimelineRecord, type TimelineStore } from './store.js';
 
 const [timelinesResource, batchesResource] = timelineResources as [(typeof timelineResources)[0], (typeof timelineResources)[0]];
 const qualified = { group: timelineGroup, resource: 'podtimelines' };
@@ -112,15 +111,6 @@ async function createBatch(ctx: ResourceContext, user: UserInfo, store: Timeline
     addResponseWarning(ctx.res, `steps for ${named} dropped: node ${node} may record steps only for pods bound to it`);
   }
   writeObject(ctx.res, 201, answer);
-}
-
-/** What the API server's own pod says beside the steps: its node and its controller. */
-export function podFacts(pod: Pod | undefined): Pick<TimelineRecord['pod'], 'nodeName' | 'owner'> {
-  const owner = pod?.metadata?.ownerReferences?.find((r) => r.controller);
-  return {
-    ...(pod?.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
-    ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),
-  };
 }
 
 function render(t: PodTimeline, output: Output, clock: Clock): unknown {

@@ -10,9 +10,9 @@ function seriesKey(s: TimelineStep): string {
   return `${s.step}\0${s.container ?? ''}\0${probe ?? ''}`;
 }
 
-/** The same step sent twice: same series, same recorder, same start. */
+/** The same step sent twice: same series, recorder, start and facts. */
 function identityKey(s: TimelineStep): string {
-  return `${seriesKey(s)}\0${s.component}\0${s.start}`;
+  return `${seriesKey(s)}\0${s.component}\0${s.start}\0${s.attributes ? JSON.stringify(s.attributes) : ''}`;
 }
 
 /** Start times are normalized MicroTimes (same length, UTC), so they sort as strings. */
@@ -30,18 +30,19 @@ export interface MergeResult {
 export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly TimelineStep[], maxSteps: number): MergeResult {
   const steps = [...stored];
   const added: TimelineStep[] = [];
+  // Where each series and each step is now (the latest of a series): built once per merge.
+  const series = new Map<string, number>();
+  const identities = new Map<string, number>();
+  steps.forEach((s, i) => {
+    series.set(seriesKey(s), i);
+    identities.set(identityKey(s), i);
+  });
   let sorted = true;
   for (const step of incoming) {
-    const series = step.count !== undefined;
-    const key = series ? seriesKey(step) : identityKey(step);
-    let at = -1;
-    for (let i = steps.length - 1; i >= 0; i--) {
-      if ((series ? seriesKey(steps[i]!) : identityKey(steps[i]!)) === key) {
-        at = i;
-        break;
-      }
-    }
-    if (at >= 0) {
+    const sKey = seriesKey(step);
+    const iKey = identityKey(step);
+    const at = step.count !== undefined ? series.get(sKey) : identities.get(iKey);
+    if (at !== undefined) {
       // A series keeps its first start; the incoming row carries the latest count and lastTime.
       if (steps[at]!.start !== step.start) sorted = false;
       steps[at] = step;
@@ -49,6 +50,9 @@ export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly T
       if (steps.length > 0 && byStart(steps[steps.length - 1]!, step) > 0) sorted = false;
       steps.push(step);
     }
+    const i = at ?? steps.length - 1;
+    series.set(sKey, i);
+    identities.set(iKey, i);
     added.push(step);
   }
   if (!sorted) steps.sort(byStart);

@@ -6,6 +6,7 @@
 // records past the retention after their pod's deletion; a global cap evicts deleted pods' records
 // first, then the oldest.
 import Database from 'better-sqlite3';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { expired } from '../../api/errors.js';
 import { rfc3339 } from '../../api/time.js';
 import { timelineAPIVersion, type PodTimeline, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
@@ -22,6 +23,15 @@ export type TimelinePod = PodTimeline['pod'];
 export interface TimelineRecord {
   pod: TimelinePodRef & Partial<Pick<TimelinePod, 'nodeName' | 'owner'>>;
   steps: readonly TimelineStep[];
+}
+
+/** What the API server's own pod says beside the steps: its node and its controller. */
+export function podFacts(pod: Pod | undefined): Pick<TimelineRecord['pod'], 'nodeName' | 'owner'> {
+  const owner = pod?.metadata?.ownerReferences?.find((r) => r.controller);
+  return {
+    ...(pod?.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
+    ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),
+  };
 }
 
 export type TimelineEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

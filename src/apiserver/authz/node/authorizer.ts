@@ -62,6 +62,7 @@ function selectorValue(selector: string | undefined, field: string): string | un
 }
 
 export class NodeAuthorizer implements Authorizer {
+  readonly name = 'Node';
   private byNode = new Map<string, Set<string>>();
   private indexVersion = -1;
 

@@ -96,6 +96,7 @@ class PolicyIndex {
 }
 
 export class RbacAuthorizer implements Authorizer {
+  readonly name = 'RBAC';
   private index?: PolicyIndex;
   private indexVersion = -1;
 
