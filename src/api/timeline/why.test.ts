@@ -316,6 +316,12 @@ const cases: Case[] = [
     reason: 'NodeUnreachable',
   },
   {
+    name: 'deleted and stopped, the object not removed yet',
+    input: { pod: bound({ phase: 'Succeeded', containerStatuses: [{ ...running(), state: { terminated: { exitCode: 0, reason: 'Completed' } } }] }, {}, { deletionTimestamp: ts(590_000) }), node: readyNode },
+    message: 'Completed: deleted and stopped; waiting for kubelet on node-1 to remove the pod object',
+    reason: 'Deleting',
+  },
+  {
     name: 'deleted, only the timeline left',
     input: { timeline: { ...timeline([]), deletedAt: microTime(now - 90_000) } },
     message: 'Deleted: the pod was deleted at 14:08:30 (90s ago); only its timeline is left',

@@ -122,6 +122,11 @@ export function explainPod(input: WhyInput): Why {
   const status = summarizePod(pod).reason || 'Pending';
   if (pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase)) return terminating(input, pod, status);
   if (pod.metadata?.deletionTimestamp && pod.metadata.finalizers?.length) return finalizersLeft(pod, 'Terminating');
+  if (pod.metadata?.deletionTimestamp) {
+    // Stopped and deleted: the kubelet removes the object once its status is final.
+    const node = pod.spec?.nodeName;
+    return why(status, 'Deleting', node ? `kubelet/${node}` : 'kube-apiserver', `deleted and stopped; waiting for ${node ? `kubelet on ${node}` : 'the API server'} to remove the pod object`);
+  }
   if (status === 'SchedulingGated') {
     const gates = (pod.spec?.schedulingGates ?? []).map((g) => g.name).join(', ');
     return why(status, 'SchedulingGated', 'the gates’ owner', `waiting for scheduling gates ${gates} to be removed; the scheduler does not try before`);
