@@ -18,7 +18,15 @@ describe('kite why on kite up (containerd)', { skip }, () => {
   const k = (args: string[], input?: string) => kubectlOk(cluster, args, input);
   const kite = (args: string[]) => spawnSync(process.execPath, [kiteBin, ...args], { env: { ...process.env, KUBECONFIG: cluster.kubeconfig }, encoding: 'utf8', timeout: 30_000 });
   const why = (name: string) => kite(['why', name]).stdout.trim();
-  const until = (name: string, re: RegExp, timeoutMs = 120_000) => eventually(() => (re.test(why(name)) ? why(name) : undefined), `kite why ${name} to match ${re}`, timeoutMs);
+  /** Polls kite why until its line matches; a timeout names the last line seen. */
+  const until = async (name: string, re: RegExp, timeoutMs = 120_000) => {
+    let last = '';
+    try {
+      return await eventually(() => ((last = why(name)), re.test(last) ? last : undefined), `kite why ${name} to match ${re}`, timeoutMs);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; last: ${last}`, { cause: err });
+    }
+  };
 
   before(async () => {
     cluster = await startCluster({ extraArgs: ['--bridge', 'kite-tlw', '--pod-cidr', '10.217.201.0/24', '--cgroup-root', '/kite-tlw'] });

@@ -16,8 +16,8 @@ interface Run {
 }
 
 describe('kite why / kite timeline (kite server + kite sim)', () => {
-  // Nodes go Unknown 5 s after their heartbeats stop.
-  const cluster = simCluster(3, { extraArgs: ['--node-monitor-grace-period', '5s'] });
+  // Nodes go Unknown 20 s after their heartbeats stop (the sim renews Leases every 10 s).
+  const cluster = simCluster(3, { extraArgs: ['--node-monitor-grace-period', '20s'] });
   const k = (args: string[], input?: string) => kubectlOk(cluster.server, args, input);
   const env = () => ({ ...process.env, KUBECONFIG: cluster.server.kubeconfig, PATH: `${join(repoRoot, 'bin')}:${process.env.PATH ?? ''}` });
   const kite = (args: string[]): Run => {
@@ -25,7 +25,15 @@ describe('kite why / kite timeline (kite server + kite sim)', () => {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const why = (pod: string) => kite(['why', pod]).stdout.trim();
-  const until = (pod: string, re: RegExp) => eventually(() => (re.test(why(pod)) ? why(pod) : undefined), `kite why ${pod} to match ${re}`, 30_000);
+  /** Polls kite why until its line matches; a timeout names the last line seen. */
+  const until = async (pod: string, re: RegExp, timeoutMs = 30_000) => {
+    let last = '';
+    try {
+      return await eventually(() => ((last = why(pod)), re.test(last) ? last : undefined), `kite why ${pod} to match ${re}`, timeoutMs);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; last: ${last}`, { cause: err });
+    }
+  };
 
   it('unschedulable: insufficient cpu (needs, largest free) and an untolerated taint', async () => {
     k(['taint', 'node', 'sim-2', 'dedicated=gpu:NoSchedule']);
@@ -62,7 +70,7 @@ describe('kite why / kite timeline (kite server + kite sim)', () => {
     await until('lost', /^Running: all containers ready/);
     k(['annotate', 'node', 'sim-1', 'sim.kite.dev/heartbeat=stopped']);
     k(['delete', 'pod', 'lost', '--wait=false']);
-    const line = await until('lost', /unreachable/);
+    const line = await until('lost', /unreachable/, 90_000);
     assert.match(line, /^Terminating for \d+s: kubelet on sim-1 is unreachable since \d\d:\d\d:\d\d \(Lease \d+s old\); the pod goes when the node returns or is deleted$/);
   });
 
