@@ -115,6 +115,16 @@ const cases: Case[] = [
     reason: 'ContainerCreating',
   },
   {
+    name: 'ContainerCreating with only the API server steps: the status decides',
+    input: {
+      pod: bound({ phase: 'Pending', containerStatuses: [waiting('ContainerCreating')] }),
+      node: readyNode,
+      timeline: timeline([{ step: 'Persisted', component: 'kube-apiserver', start: microTime(now - 3000) }]),
+    },
+    message: 'ContainerCreating: waiting for kubelet on node-1 to create the containers',
+    reason: 'ContainerCreating',
+  },
+  {
     name: 'image pull back-off with the next retry from the timeline',
     input: {
       pod: bound({ phase: 'Pending', containerStatuses: [waiting('ImagePullBackOff', 'Back-off pulling image "nope:1"')] }),

@@ -278,10 +278,12 @@ function creating(input: WhyInput, pod: Pod, status: string, container?: string)
   if (sandbox && !lastStep(tl, 'SandboxCreated')) return why(status, 'FailedCreatePodSandBox', kubelet, `the pod sandbox cannot be created on ${node}: ${sandbox.message ?? ''}; kubelet retries`);
   const bound = lastStep(tl, 'Bound');
   const since = bound ? ` (bound ${humanDuration(input.now - stepMillis(bound.start))} ago)` : '';
+  // The kubelet's own steps say how far it got; without any, the pod's status is all there is.
+  const kubeletRecords = tl?.steps.some((s) => s.component.startsWith('kubelet/')) ?? false;
   let what: string;
-  if (tl?.steps.length && !lastStep(tl, 'KubeletAdmitted')) what = 'to admit the pod';
-  else if (tl?.steps.length && !lastStep(tl, 'SandboxCreated')) what = 'to create the pod sandbox';
-  else if (tl?.steps.length && !lastStep(tl, 'PodIPAssigned')) what = 'to assign the pod IP';
+  if (kubeletRecords && !lastStep(tl, 'KubeletAdmitted')) what = 'to admit the pod';
+  else if (kubeletRecords && !lastStep(tl, 'SandboxCreated')) what = 'to create the pod sandbox';
+  else if (kubeletRecords && !lastStep(tl, 'PodIPAssigned')) what = 'to assign the pod IP';
   else if (container) what = `to create container ${container}`;
   else if (!pod.status?.containerStatuses?.length) what = 'to start the pod';
   else what = 'to create the containers';
