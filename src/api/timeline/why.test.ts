@@ -121,7 +121,7 @@ const cases: Case[] = [
       node: readyNode,
       timeline: timeline([{ step: 'Persisted', component: 'kube-apiserver', start: microTime(now - 3000) }]),
     },
-    message: 'ContainerCreating: waiting for kubelet on node-1 to create the containers',
+    message: 'ContainerCreating: waiting for kubelet on node-1 to create container app',
     reason: 'ContainerCreating',
   },
   {
