@@ -74,7 +74,7 @@ describe('kite why / kite timeline (kite server + kite sim)', () => {
     assert.match(line, /^Terminating for \d+s: kubelet on sim-1 is unreachable since \d\d:\d\d:\d\d \(Lease \d+s old\); the pod goes when the node returns or is deleted$/);
   });
 
-  it('kite timeline: the why line on top and the waterfall; -o json parses; errors are one line and exit 1', () => {
+  it('kite timeline: the why line on top and the waterfall; -o json parses; a deleted pod timeline; errors are one line and exit 1', () => {
     const text = kite(['timeline', 'big', '--namespace=default']);
     assert.equal(text.status, 0, text.stderr);
     const lines = text.stdout.trimEnd().split('\n');
@@ -90,6 +90,16 @@ describe('kite why / kite timeline (kite server + kite sim)', () => {
     }
     const whyJson = JSON.parse(kite(['why', 'gated', '-o', 'json']).stdout) as { status: string; reason: string; next: string };
     assert.deepEqual(whyJson, { ...whyJson, status: 'SchedulingGated', reason: 'SchedulingGated' });
+
+    // A deleted pod: its timeline, kept, is found by name.
+    k(['delete', 'pod', 'gated', '--wait=true']);
+    const gone = kite(['timeline', 'gated']);
+    assert.equal(gone.status, 0, gone.stderr);
+    assert.match(gone.stdout, /^Deleted: the pod was deleted at \d\d:\d\d:\d\d \(\d+s ago\); only its timeline is left\n/);
+    assert.match(gone.stdout, /\n\+\S+\s+API\s+RequestReceived\s/);
+    const goneJson = JSON.parse(kite(['timeline', 'gated', '-o', 'json']).stdout) as { pod: { name: string }; deletedAt?: string };
+    assert.equal(goneJson.pod.name, 'gated');
+    assert.ok(goneJson.deletedAt, 'deletedAt is set');
 
     const missing = kite(['why', 'nope']);
     assert.deepEqual([missing.status, missing.stderr], [1, 'error: pods "nope" not found\n']);
