@@ -66,8 +66,10 @@ async function getOptional<T>(rest: RestClient, path: string, query?: Record<str
   }
 }
 
-const timelinesPath = (ns: string) => `/apis/${timelineGroup}/${timelineVersion}/namespaces/${ns}/podtimelines`;
-const podPath = (t: Target) => `/api/v1/namespaces/${t.namespace}/pods/${t.name}`;
+// Names from the command line are path segments, never path syntax.
+const seg = encodeURIComponent;
+const timelinesPath = (ns: string) => `/apis/${timelineGroup}/${timelineVersion}/namespaces/${seg(ns)}/podtimelines`;
+const podPath = (t: Target) => `/api/v1/namespaces/${seg(t.namespace)}/pods/${seg(t.name)}`;
 
 /** The newest timeline of a pod name in the namespace (a deleted pod's, within retention). */
 async function newestTimelineByName(t: Target): Promise<PodTimeline | undefined> {
@@ -84,7 +86,7 @@ interface Snapshot {
 async function snapshot(t: Target): Promise<Snapshot> {
   const pod = await getOptional<Pod>(t.rest, podPath(t));
   const uid = pod?.metadata?.uid;
-  const timeline = uid ? await getOptional<PodTimeline>(t.rest, `${timelinesPath(t.namespace)}/${uid}`, undefined, true) : await newestTimelineByName(t);
+  const timeline = uid ? await getOptional<PodTimeline>(t.rest, `${timelinesPath(t.namespace)}/${seg(uid)}`, undefined, true) : await newestTimelineByName(t);
   if (!pod && !timeline) throw new Error(`pods "${t.name}" not found`);
   return { pod, timeline };
 }
@@ -104,17 +106,17 @@ async function whyFacts(t: Target, snap: Snapshot, now: number): Promise<WhyInpu
   const { pod, timeline } = snap;
   const input: WhyInput = { pod, timeline, now };
   if (!pod) return input;
-  const events = await getOptional<{ items?: CoreEvent[] }>(t.rest, `/api/v1/namespaces/${t.namespace}/events`, { fieldSelector: `involvedObject.name=${t.name}` }, true);
+  const events = await getOptional<{ items?: CoreEvent[] }>(t.rest, `/api/v1/namespaces/${seg(t.namespace)}/events`, { fieldSelector: `involvedObject.name=${t.name}` }, true);
   input.events = (events?.items ?? []).filter((e) => !e.involvedObject?.uid || e.involvedObject.uid === pod.metadata?.uid);
   const nodeName = pod.spec?.nodeName;
   if (nodeName) {
     try {
-      input.node = (await t.rest.request<Node>({ path: `/api/v1/nodes/${nodeName}` })) ?? null;
+      input.node = (await t.rest.request<Node>({ path: `/api/v1/nodes/${seg(nodeName)}` })) ?? null;
     } catch (err) {
       if (!(err instanceof StatusError) || (err.code !== 404 && err.code !== 403)) throw err;
       if (err.code === 404) input.node = null;
     }
-    input.lease = await getOptional<Lease>(t.rest, `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${nodeName}`, undefined, true);
+    input.lease = await getOptional<Lease>(t.rest, `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${seg(nodeName)}`, undefined, true);
   } else {
     const nodes = await getOptional<{ items?: Node[] }>(t.rest, '/api/v1/nodes', undefined, true);
     if (nodes?.items) {
@@ -139,7 +141,7 @@ async function whyFacts(t: Target, snap: Snapshot, now: number): Promise<WhyInpu
     const info = findKind(group!, owner.kind);
     if (info) {
       const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-      const path = `${base}${info.namespaced ? `/namespaces/${t.namespace}` : ''}/${info.resource}/${owner.name}`;
+      const path = `${base}${info.namespaced ? `/namespaces/${seg(t.namespace)}` : ''}/${info.resource}/${seg(owner.name)}`;
       try {
         const found = await t.rest.request<{ metadata?: { uid?: string } }>({ path });
         input.ownerExists = found?.metadata?.uid === owner.uid;
@@ -226,7 +228,7 @@ async function watchAndRedraw(t: Target, draw: () => Promise<void>): Promise<voi
     }
   };
   await Promise.race([
-    follow(`/api/v1/namespaces/${t.namespace}/pods`, { fieldSelector: `metadata.name=${t.name}` }),
+    follow(`/api/v1/namespaces/${seg(t.namespace)}/pods`, { fieldSelector: `metadata.name=${t.name}` }),
     follow(timelinesPath(t.namespace), { fieldSelector: `pod.name=${t.name}` }),
   ]);
 }

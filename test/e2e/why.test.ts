@@ -103,6 +103,9 @@ describe('kite why / kite timeline (kite server + kite sim)', () => {
 
     const missing = kite(['why', 'nope']);
     assert.deepEqual([missing.status, missing.stderr], [1, 'error: pods "nope" not found\n']);
+    // A name is one path segment: "../.." reaches nothing else.
+    const traversal = kite(['why', '../..']);
+    assert.deepEqual([traversal.status, traversal.stderr.split('\n').length], [1, 2]);
     const badNs = kite(['timeline', 'big', '-n', 'elsewhere']);
     assert.deepEqual([badNs.status, badNs.stderr], [1, 'error: pods "big" not found\n']);
     const badOutput = kite(['why', 'big', '-o', 'wide']);
