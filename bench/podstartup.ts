@@ -1,8 +1,13 @@
 // bench/podstartup: pod start-up latency on a real node (`kite up`: API server, scheduler, kubelet,
 // its own containerd), one pod after another, and in the same run the bare CRI floor underneath
 // (RunPodSandbox → CreateContainer → StartContainer called directly on the same containerd).
-//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20]
+//   node --import tsx bench/podstartup.ts [--pods 20] [--floor 20] [--bridge kite-bench] [--pod-cidr 10.217.250.0/24] [--sides on,off]
 // Needs `npm run build` first (`kite up` runs from dist, as in production) and root.
+//
+// The same pods run twice, each time on a fresh `kite up`: with the pod timeline on (the
+// components record every step, the API server keeps them) and off (`--pod-timeline=false`:
+// the API server keeps none), in the order --sides gives, and both are printed side by side; the
+// floor runs on the first side's containerd.
 //
 // kite's sample per pod: from sending the create to a pod watch (opened before) seeing phase
 // Running with the container running. The floor's sample: RunPodSandbox called → StartContainer
@@ -29,19 +34,26 @@ import { resetCluster, startCluster, type KiteCluster } from '../test/e2e/cluste
 import { percentile, processCpu } from './load.js';
 
 const args = parseArgs(process.argv.slice(2));
-checkFlags(args, ['pods', 'floor']);
+checkFlags(args, ['pods', 'floor', 'bridge', 'pod-cidr', 'sides']);
 const podCount = Number(args.flags.get('pods') ?? 20);
 const floorCount = Number(args.flags.get('floor') ?? 20);
 const ns = 'podstartup';
 const image = 'busybox:1.35';
 const floorImage = 'docker.io/library/busybox:1.35';
-const floorCgroupRoot = '/kite-bench-floor';
+// The bridge names the cgroup roots and temporary directories too, so two runs beside each other never share one.
+const bridge = args.flags.get('bridge') ?? 'kite-bench';
+const floorCgroupRoot = `/${bridge}-floor`;
 const floorNamespace = 'kite-floor';
-const clusterArgs = ['--bridge', 'kite-bench', '--pod-cidr', '10.217.250.0/24', '--cgroup-root', '/kite-bench'];
+const clusterArgs = ['--bridge', bridge, '--pod-cidr', args.flags.get('pod-cidr') ?? '10.217.250.0/24', '--cgroup-root', `/${bridge}`];
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable with containerd's log times. */
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Side = 'on' | 'off';
+const sides = (args.flags.get('sides') ?? 'on,off').split(',') as Side[];
+if (sides.length !== 2 || !sides.includes('on') || !sides.includes('off')) throw new Error('--sides must be on,off or off,on');
+const sideArgs: Record<Side, string[]> = { on: ['--pod-timeline=true'], off: ['--pod-timeline=false'] };
 
 function benchPod(name: string, command: string[], restartPolicy: 'Always' | 'Never'): Pod {
   return {
@@ -229,7 +241,7 @@ interface KiteRun {
 /** How long the node is watched with every pod running, to see what running pods cost at rest. */
 const IDLE_WINDOW_MS = 5_000;
 
-async function runKite(client: Client, meters: CpuMeters): Promise<KiteRun> {
+async function runKite(client: Client, meters: CpuMeters, side: Side): Promise<KiteRun> {
   await client.resource('', 'v1', 'namespaces').create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const pods = client.resource('pods').namespace(ns);
   const abort = new AbortController();
@@ -237,12 +249,13 @@ async function runKite(client: Client, meters: CpuMeters): Promise<KiteRun> {
   const watching = followPods(pods, (await pods.list()).metadata?.resourceVersion, abort.signal);
   try {
     // The warm-up pulls busybox (and the pause image, with the first sandbox) outside the samples.
-    await pods.create(benchPod('warmup', ['true'], 'Never'));
-    await until(() => seenOf('warmup').succeeded !== undefined, 180_000, 'the warm-up pod to succeed');
-    await pods.delete('warmup', { gracePeriodSeconds: 0 });
-    await until(() => seenOf('warmup').deleted !== undefined, 60_000, 'the warm-up pod to go');
+    const warmup = `warmup-${side}`;
+    await pods.create(benchPod(warmup, ['true'], 'Never'));
+    await until(() => seenOf(warmup).succeeded !== undefined, 180_000, 'the warm-up pod to succeed');
+    await pods.delete(warmup, { gracePeriodSeconds: 0 });
+    await until(() => seenOf(warmup).deleted !== undefined, 60_000, 'the warm-up pod to go');
 
-    const names = Array.from({ length: podCount }, (_, i) => `p-${i}`);
+    const names = Array.from({ length: podCount }, (_, i) => `${side}-${i}`);
     const start = await cpuDuring(meters, async () => {
       for (const name of names) {
         const s = seenOf(name);
@@ -319,63 +332,97 @@ async function runFloor(cluster: KiteCluster, podsDir: string): Promise<FloorSam
   }
 }
 
-async function main(): Promise<void> {
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
-  console.log(`bench/podstartup: ${podCount} pods one after another (busybox sleep), floor ${floorCount} bare CRI pods; ${new Date().toISOString()}`);
-  console.log(`machine: ${cpus().length} CPUs, load average at start ${load()}\n`);
-  const dir = mkdtempSync(join(tmpdir(), 'kite-bench-pod-'));
+/** One side's measures: kite's pods, and (the first side only) the bare CRI floor on the same containerd. */
+interface SideRun {
+  side: Side;
+  kite: KiteRun;
+  loadAfterKite: string;
+  kiteSteps: Steps;
+  floor?: { run: FloorSamples; steps: Steps; kiteMs: number; containerdMs: number; loadAfter: string };
+}
+
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+/** A fresh `kite up` with the timeline on or off; the floor too when asked. */
+async function runSide(side: Side, withFloor: boolean): Promise<SideRun> {
+  const dir = mkdtempSync(join(tmpdir(), `${bridge}-pod-`));
   const dataDir = join(dir, 'data');
   let cluster: KiteCluster | undefined;
   let client: Client | undefined;
   try {
-    cluster = await startCluster({ dataDir, extraArgs: clusterArgs });
+    cluster = await startCluster({ dataDir, extraArgs: [...clusterArgs, ...sideArgs[side]] });
     client = await Client.fromKubeconfig(cluster.kubeconfig);
     const meters = cpuMeters(cluster);
-    const kite = await runKite(client, meters);
+    const kite = await runKite(client, meters, side);
     const loadAfterKite = load();
-    const floorRun = await cpuDuring(meters, () => runFloor(cluster!, join(dir, 'floor-pods')));
-    const floor = floorRun.result;
-    const loadAfterFloor = load();
-
+    let floor: SideRun['floor'];
+    if (withFloor) {
+      const floorRun = await cpuDuring(meters, () => runFloor(cluster!, join(dir, 'floor-pods')));
+      floor = { run: floorRun.result, steps: {}, kiteMs: floorRun.kiteMs, containerdMs: floorRun.containerdMs, loadAfter: load() };
+    }
     const logFile = join(cluster.dataDir, 'node', 'containerd', 'containerd.log');
     const kiteSteps = kiteBreakdown(kite.names, criStepsFromLog(logFile, ns));
-    const floorSteps = floorBreakdown(criStepsFromLog(logFile, floorNamespace));
-    const samples = kite.names.map((n) => seenOf(n).running! - seenOf(n).sent!);
-    const k = summarize(samples);
-    const fl = summarize(floor.podStartMs);
-    console.log('| pod start-up | pods | p50 ms | p90 ms | p99 ms | max ms | load 1m/5m/15m after |');
-    console.log('|---|---|---|---|---|---|---|');
-    console.log(`| kite: create sent → Running seen on a watch | ${samples.length} | ${f0(k.p50)} | ${f0(k.p90)} | ${f0(k.p99)} | ${f0(k.max)} | ${loadAfterKite} |`);
-    console.log(`| floor: RunPodSandbox called → StartContainer returned | ${floor.podStartMs.length} | ${f0(fl.p50)} | ${f0(fl.p90)} | ${f0(fl.p99)} | ${f0(fl.max)} | ${loadAfterFloor} |`);
-    const runSandbox = summarize(floor.runPodSandboxMs);
-    const createStart = summarize(floor.createStartMs);
-    console.log(`| floor: RunPodSandbox | ${floor.runPodSandboxMs.length} | ${f0(runSandbox.p50)} | ${f0(runSandbox.p90)} | ${f0(runSandbox.p99)} | ${f0(runSandbox.max)} | |`);
-    console.log(`| floor: CreateContainer + StartContainer | ${floor.createStartMs.length} | ${f0(createStart.p50)} | ${f0(createStart.p90)} | ${f0(createStart.p99)} | ${f0(createStart.max)} | |`);
-    console.log(`\nkite samples in creation order (ms): ${samples.map(f0).join(' ')}`);
-    console.log(`floor samples in order (ms): ${floor.podStartMs.map(f0).join(' ')}`);
-    console.log(`kite p50 over the floor's p50: ${(((k.p50 - fl.p50) / fl.p50) * 100).toFixed(0)}% (aim: within 15%)\n`);
-
-    console.log('| breakdown (per pod, wall clock) | kite median ms | kite p90 ms | kite pods | floor median ms | floor pods |');
-    console.log('|---|---|---|---|---|---|');
-    const p90 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 90);
-    for (const [step, xs] of Object.entries(kiteSteps)) {
-      const fx = floorSteps[step];
-      console.log(`| ${step} | ${f0(median(xs))} | ${f0(p90(xs))} | ${xs.length} | ${fx ? f0(median(fx)) : ''} | ${fx?.length ?? ''} |`);
-    }
-    console.log('\n| CPU (ms, user + system) | kite up process | containerd |');
-    console.log('|---|---|---|');
-    console.log(`| per kite pod started | ${f0(kite.startCpu.kiteMs)} | ${f0(kite.startCpu.containerdMs)} |`);
-    console.log(`| per floor pod (started and torn down) | ${f0(floorRun.kiteMs / floorCount)} | ${f0(floorRun.containerdMs / floorCount)} |`);
-    console.log(`| per second, ${podCount} pods running, idle | ${f0(kite.idleCpu.kiteMs)} | ${f0(kite.idleCpu.containerdMs)} |`);
+    if (floor) floor.steps = floorBreakdown(criStepsFromLog(logFile, floorNamespace));
+    return { side, kite, loadAfterKite, kiteSteps, floor };
   } finally {
     client?.close();
     await cluster?.stop();
     if (existsSync(dataDir)) resetCluster(dataDir);
-    const left = await leftoverFloorCgroups();
-    if (left.length) console.error(`measureFloor left pod cgroups behind: ${left.join(', ')}`);
-    await removePodCgroups(floorCgroupRoot);
+    if (withFloor) {
+      const left = await leftoverFloorCgroups();
+      if (left.length) console.error(`measureFloor left pod cgroups behind: ${left.join(', ')}`);
+      await removePodCgroups(floorCgroupRoot);
+    }
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  console.log(`bench/podstartup: ${podCount} pods one after another (busybox sleep), with the pod timeline on and off (a fresh kite up each), floor ${floorCount} bare CRI pods; ${new Date().toISOString()}`);
+  console.log(`machine: ${cpus().length} CPUs, load average at start ${load()}\n`);
+  const runs: SideRun[] = [];
+  for (const side of sides) runs.push(await runSide(side, side === sides[0]));
+  const floorSide = runs.find((r) => r.floor)!;
+  const floor = floorSide.floor!;
+
+  const samplesOf = (r: SideRun) => r.kite.names.map((n) => seenOf(n).running! - seenOf(n).sent!);
+  console.log('| pod start-up | pods | p50 ms | p90 ms | p99 ms | max ms | load 1m/5m/15m after |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of runs) {
+    const k = summarize(samplesOf(r));
+    console.log(`| kite, timeline ${r.side}: create sent → Running seen on a watch | ${r.kite.names.length} | ${f0(k.p50)} | ${f0(k.p90)} | ${f0(k.p99)} | ${f0(k.max)} | ${r.loadAfterKite} |`);
+  }
+  const fl = summarize(floor.run.podStartMs);
+  console.log(`| floor: RunPodSandbox called → StartContainer returned | ${floor.run.podStartMs.length} | ${f0(fl.p50)} | ${f0(fl.p90)} | ${f0(fl.p99)} | ${f0(fl.max)} | ${floor.loadAfter} |`);
+  const runSandbox = summarize(floor.run.runPodSandboxMs);
+  const createStart = summarize(floor.run.createStartMs);
+  console.log(`| floor: RunPodSandbox | ${floor.run.runPodSandboxMs.length} | ${f0(runSandbox.p50)} | ${f0(runSandbox.p90)} | ${f0(runSandbox.p99)} | ${f0(runSandbox.max)} | |`);
+  console.log(`| floor: CreateContainer + StartContainer | ${floor.run.createStartMs.length} | ${f0(createStart.p50)} | ${f0(createStart.p90)} | ${f0(createStart.p99)} | ${f0(createStart.max)} | |`);
+  console.log('');
+  for (const r of runs) console.log(`kite samples, timeline ${r.side}, in creation order (ms): ${samplesOf(r).map(f0).join(' ')}`);
+  console.log(`floor samples in order (ms): ${floor.run.podStartMs.map(f0).join(' ')}`);
+  for (const r of runs) {
+    const k = summarize(samplesOf(r));
+    console.log(`kite p50 (timeline ${r.side}) over the floor's p50: ${(((k.p50 - fl.p50) / fl.p50) * 100).toFixed(0)}% (aim: within 15%)`);
+  }
+  const [on, off] = [runs.find((r) => r.side === 'on')!, runs.find((r) => r.side === 'off')!];
+  const p50on = summarize(samplesOf(on)).p50;
+  const p50off = summarize(samplesOf(off)).p50;
+  console.log(`timeline on over off, p50: ${(((p50on - p50off) / p50off) * 100).toFixed(1)}%\n`);
+
+  console.log('| breakdown (per pod, wall clock) | timeline on median ms | on p90 ms | timeline off median ms | off p90 ms | pods | floor median ms | floor pods |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  const p90 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 90);
+  for (const [step, xs] of Object.entries(on.kiteSteps)) {
+    const ox = off.kiteSteps[step] ?? [];
+    const fx = floor.steps[step];
+    console.log(`| ${step} | ${f0(median(xs))} | ${f0(p90(xs))} | ${f0(median(ox))} | ${f0(p90(ox))} | ${xs.length}/${ox.length} | ${fx ? f0(median(fx)) : ''} | ${fx?.length ?? ''} |`);
+  }
+  console.log('\n| CPU (ms, user + system) | kite up process | containerd |');
+  console.log('|---|---|---|');
+  for (const r of runs) console.log(`| per kite pod started, timeline ${r.side} | ${f0(r.kite.startCpu.kiteMs)} | ${f0(r.kite.startCpu.containerdMs)} |`);
+  console.log(`| per floor pod (started and torn down) | ${f0(floor.kiteMs / floorCount)} | ${f0(floor.containerdMs / floorCount)} |`);
+  for (const r of runs) console.log(`| per second, ${podCount} pods running, idle, timeline ${r.side} | ${f0(r.kite.idleCpu.kiteMs)} | ${f0(r.kite.idleCpu.containerdMs)} |`);
 }
 
 await main();

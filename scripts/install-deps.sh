@@ -9,7 +9,8 @@ command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 # (busybox-static, nginx) and served by (docker-registry, pushed with umoci + skopeo).
 # python3-kubernetes: the official Python client, which the e2e tests drive as a non-Go client does.
 # nftables: the node's service proxy and network policy; dnsutils (dig, nslookup) and curl: the Service tests.
-for pkg in containerd runc containernetworking-plugins docker-registry busybox-static nginx umoci skopeo python3-kubernetes nftables dnsutils curl; do
+# chromium: the web console's test drives it headless through playwright-core.
+for pkg in containerd runc containernetworking-plugins docker-registry busybox-static nginx umoci skopeo python3-kubernetes nftables dnsutils curl chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need+=("$pkg")
 done
 

@@ -82,6 +82,23 @@ test('value imports go down the floors only', () => {
   assert.deepEqual(bad, []);
 });
 
+// The web console (console/, bundled for the browser) sits above the floors but may take only the
+// pure ones: api/ and util/ hold no node: imports the browser lacks.
+test('the console imports only api and util from src', () => {
+  const consoleDir = join(repoRoot, 'console', 'src');
+  const sourcesTsx = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourcesTsx(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
+  const bad: string[] = [];
+  for (const file of sourcesTsx(consoleDir)) {
+    for (const target of valueImports(file)) {
+      const rel = relative(src, target);
+      if (rel.startsWith('..')) continue;
+      if (!['api', 'util'].includes(topFolder(target))) bad.push(`${relative(repoRoot, file)} -> src/${rel}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
 test('no value-import cycle between files', () => {
   // Tarjan's strongly connected components over the file graph.
   const index = new Map<string, number>();

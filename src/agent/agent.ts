@@ -19,6 +19,7 @@ import { bootstrapKubeletCredentials } from '../kubelet/bootstrap/bootstrap.js';
 import { CriRuntime } from '../kubelet/runtime/cri/client.js';
 import { defaultKubeletConfig, type KubeletConfig } from '../kubelet/config.js';
 import { Kubelet } from '../kubelet/kubelet.js';
+import { BatchingTimelineRecorder, noTimeline, type TimelineRecorder } from '../client/timeline/recorder.js';
 import type { PodNetworkOptions } from '../kubelet/network/cni.js';
 import { NodeServiceProxy } from '../proxy/service.js';
 import { NftCommand } from '../proxy/nftables.js';
@@ -41,6 +42,8 @@ export interface AgentOptions {
   kubeletConfig?: Partial<KubeletConfig>;
   /** Where cluster DNS sends names outside the cluster domain; none: SERVFAIL. */
   clusterDnsUpstream?: Upstream;
+  /** Record the pod timeline's kubelet steps (default true); false: the kubelet records none. */
+  podTimeline?: boolean;
   clock: Clock;
   logger: Logger;
 }
@@ -108,16 +111,27 @@ export class Agent implements Service {
     });
     // The runtime's socket is known once it runs: the kubelet's CRI client is made then.
     let cri: CriRuntime | undefined;
+    // The kubelet's timeline steps go in batches on a client of their own, off its pod status writes.
+    let timelineRest: RestClient | undefined;
+    let timeline: BatchingTimelineRecorder | undefined;
     const kubelet: Service = {
       name: 'kubelet',
       start: async () => {
         cri = new CriRuntime({ endpoint: nodeRuntime.endpoint });
         await cri.waitForReady(opts.clock.now() + 30_000);
-        this.kubelet = new Kubelet({ cfg, rest: credentials.rest, caPem: credentials.caPem, serving: credentials.serving, runtime: cri, clock: opts.clock, logger: opts.logger });
+        if (opts.podTimeline !== false) {
+          timelineRest = new RestClient(credentials.rest);
+          timeline = new BatchingTimelineRecorder({ rest: timelineRest, clock: opts.clock, logger: opts.logger });
+        }
+        const recorder: TimelineRecorder = timeline ?? noTimeline;
+        this.kubelet = new Kubelet({ cfg, rest: credentials.rest, caPem: credentials.caPem, serving: credentials.serving, runtime: cri, clock: opts.clock, logger: opts.logger, timeline: recorder });
         await this.kubelet.start();
       },
       stop: async () => {
         await this.kubelet?.stop();
+        // What the kubelet recorded last (a pod's final steps) is sent before the client closes.
+        await timeline?.stop();
+        timelineRest?.close();
         cri?.close();
       },
     };

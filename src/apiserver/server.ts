@@ -25,6 +25,8 @@ import { KubeletClient } from './kubeletclient/client.js';
 import { scrapeResourceMetrics } from './aggregated/metrics/kubelet.js';
 import { MetricsApi, metricsGroupVersion } from './aggregated/metrics/api.js';
 import { X509Authenticator } from './authn/x509.js';
+import { ConsoleHandler, defaultConsoleDir, isConsolePath } from './console/handler.js';
+import { ConsoleSessions } from './console/sessions.js';
 import { TokenFileAuthenticator } from './authn/tokenfile.js';
 import { AnonymousAuthenticator } from './authn/anonymous.js';
 import { BootstrapTokenAuthenticator } from './authn/bootstraptoken.js';
@@ -43,8 +45,10 @@ import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
+import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue, watchPodDeletions } from './timeline/trace.js';
+import { PodIndex } from './timeline/podindex.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
 import { Registries } from './registry/registries.js';
@@ -84,6 +88,8 @@ export interface ApiServerOptions {
   storage: string;
   /** A static token file (upstream's --token-auth-file format). */
   tokenAuthFile?: string;
+  /** The web console's build (/ui/); default dist/console. */
+  consoleDir?: string;
   /** What runs beside the API server (default: all). */
   components?: readonly Component[];
   /** kube-controller-manager's --controllers for the controllers thread. */
@@ -127,6 +133,8 @@ export interface ApiServerOptions {
   encryptionProviderConfig?: string;
   /** --pod-timeline (default on), --pod-timeline-retention, --pod-timeline-max-pods. */
   podTimeline?: { enabled?: boolean; retentionMs?: number; maxPods?: number };
+  /** --otlp-endpoint: the OTLP/HTTP traces endpoint the pod timelines are exported to (unset: none). */
+  otlpEndpoint?: string;
   clock?: Clock;
   logger: Logger;
 }
@@ -151,6 +159,7 @@ export class ApiServer implements Service {
   private readonly loopbackTokens = new Map<string, UserInfo>();
   private pki!: Pki;
   private authenticator!: RequestAuthenticator;
+  private console!: ConsoleHandler;
   private authorizer!: Authorizer;
   /** RBAC's rule resolver and the whole authorizer, for the escalation checks of RBAC writes. */
   private escalation?: EscalationDeps;
@@ -185,6 +194,7 @@ export class ApiServer implements Service {
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;
   private stopPodDeletions?: () => void;
+  private otlpSink?: OtlpTimelineSink;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -229,10 +239,19 @@ export class ApiServer implements Service {
     this.eventSweeper.start();
     // What else hears of recorded steps (the OTLP exporter): pushed here.
     const timelineSinks: TimelineSink[] = [];
-    this.timeline = new TimelineStore({ ...this.opts.podTimeline, file: join(dataDir, 'timeline.db'), sinks: timelineSinks, clock: this.clock, logger });
+    if (this.opts.otlpEndpoint) timelineSinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
+    const pods = new PodIndex({ version: () => this.registries.cacheChanges('pods'), pods: () => this.registries.cachedList('pods') });
+    this.timeline = new TimelineStore({
+      ...this.opts.podTimeline,
+      file: join(dataDir, 'timeline.db'),
+      sinks: timelineSinks,
+      podExists: (uid) => pods.get(uid) !== undefined,
+      clock: this.clock,
+      logger,
+    });
     await this.timeline.start();
     if (this.timeline.enabled) {
-      this.podSteps = new PodStepQueue(this.timeline);
+      this.podSteps = new PodStepQueue(this.timeline, this.clock);
       this.stopPodDeletions = await watchPodDeletions(this.registries, this.podSteps, this.clock, logger);
     }
 
@@ -252,7 +271,9 @@ export class ApiServer implements Service {
         clock: this.clock,
       }),
     );
-    this.authenticator = new RequestAuthenticator([new X509Authenticator(this.pki.ca.certPem), ...tokens], new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
+    // The web console's sessions name their users like any credential (never to TokenReview: not in tokens).
+    const consoleSessions = new ConsoleSessions(this.clock);
+    this.authenticator = new RequestAuthenticator([new X509Authenticator(this.pki.ca.certPem), consoleSessions, ...tokens], new AnonymousAuthenticator([...publicInfoPaths, clusterInfoPath]));
     // kube-apiserver's --authorization-mode=Node,RBAC, after the privileged group.
     const reg = this.registries;
     const rbacKinds = [
@@ -297,6 +318,7 @@ export class ApiServer implements Service {
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
     const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
     for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
+    this.console = new ConsoleHandler({ sessions: consoleSessions, tokens: tokenAuthenticator, caPem: this.pki.ca.certPem, clock: this.clock, root: this.opts.consoleDir ?? defaultConsoleDir() });
     if (auditPolicy && this.opts.audit?.log) this.auditBackend = new LogBackend({ ...this.opts.audit.log, clock: this.clock, logger });
     else if (auditPolicy || this.opts.audit?.log) logger.info('audit needs both --audit-policy-file and --audit-log-path: no events will be recorded');
     const audit = this.auditBackend && auditPolicy && { policy: auditPolicy, backend: this.auditBackend, clock: this.clock };
@@ -495,6 +517,7 @@ export class ApiServer implements Service {
     this.podSteps?.flush();
     await this.store?.close();
     await this.timeline?.stop();
+    await this.otlpSink?.stop();
     this.auditBackend?.close();
   }
 
@@ -515,6 +538,8 @@ export class ApiServer implements Service {
       // Only the query is read from url; the path is info.path, as sent (a URL would resolve dot segments).
       const url = new URL('https://kite/');
       url.search = target.query.toString();
+      // The console's files and login are before authentication (they hold no data); not on the loopback listener.
+      if (!upgrade && authenticator === this.authenticator && isConsolePath(target.path)) return await this.console.handle(req, res, target.path);
       info = parseRequestInfo(req.method ?? 'GET', target.path, target.query);
       await this.chain({ req, res, url, info, upgrade, authenticator, loopback: authenticator !== this.authenticator, annotate: ignoreAnnotation });
     } catch (err) {

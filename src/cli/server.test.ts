@@ -113,3 +113,12 @@ describe('kite server pod timeline flags', () => {
     assert.throws(() => optionsOf('--pod-timeline-retention', '0s'), /^Error: --pod-timeline-retention must be positive/);
   });
 });
+
+describe('kite server --otlp-endpoint', () => {
+  it('passes an http(s) URL on, exports nothing without it, and refuses anything else in one line', () => {
+    assert.equal(optionsOf().otlpEndpoint, undefined);
+    assert.equal(optionsOf('--otlp-endpoint', 'http://127.0.0.1:4318/v1/traces').otlpEndpoint, 'http://127.0.0.1:4318/v1/traces');
+    assert.throws(() => optionsOf('--otlp-endpoint', 'grpc://127.0.0.1:4317'), /^Error: --otlp-endpoint must be an http or https URL, got "grpc:\/\/127.0.0.1:4317"$/);
+    assert.throws(() => optionsOf('--otlp-endpoint', 'collector:4318'), /^Error: --otlp-endpoint must be an http or https URL/);
+  });
+});

@@ -11,6 +11,7 @@ import { enabledPluginNames, type AdmissionPluginFlags } from '../apiserver/admi
 import { parsePortRange } from '../apiserver/registry/service/portallocator.js';
 import { cidrErrors } from '../api/validation/servicecidr.js';
 import { parsePrefix } from '../api/netip.js';
+import { otlpEndpoint } from '../apiserver/timeline/otel/exporter.js';
 
 export const serverUsage = `  server   Run the API server.
            --data-dir DIR              state, certificates, admin.kubeconfig and join-token (required)
@@ -63,11 +64,13 @@ export const serverUsage = `  server   Run the API server.
                                        components' steps are accepted and dropped
            --pod-timeline-retention DURATION  how long a timeline outlives its pod, default 24h0m0s
            --pod-timeline-max-pods N   timelines kept at most (deleted pods' go first), default 20000
+           --otlp-endpoint URL         export the pod timelines as OpenTelemetry traces (one per pod) to this OTLP/HTTP
+                                       traces endpoint, e.g. http://127.0.0.1:4318/v1/traces (default: no export)
 `;
 
 const nodeLifecycleFlags = ['node-monitor-period', 'node-monitor-grace-period', 'node-startup-grace-period', 'node-eviction-rate', 'secondary-node-eviction-rate', 'large-cluster-size-threshold', 'unhealthy-zone-threshold'];
 
-export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration', 'encryption-provider-config', 'audit-policy-file', 'audit-log-path', 'audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage', 'audit-log-format', 'pod-timeline', 'pod-timeline-retention', 'pod-timeline-max-pods'];
+export const serverFlags = ['data-dir', 'pki-dir', 'listen', 'advertise-address', 'store', 'token-auth-file', 'components', 'controllers', 'terminated-pod-gc-threshold', 'max-endpoints-per-slice', 'horizontal-pod-autoscaler-sync-period', 'resource-quota-sync-period', ...nodeLifecycleFlags, 'metric-resolution', 'request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight', 'enable-admission-plugins', 'disable-admission-plugins', 'service-cluster-ip-range', 'service-node-port-range', 'service-account-issuer', 'service-account-max-token-expiration', 'encryption-provider-config', 'audit-policy-file', 'audit-log-path', 'audit-log-maxsize', 'audit-log-maxbackup', 'audit-log-maxage', 'audit-log-format', 'pod-timeline', 'pod-timeline-retention', 'pod-timeline-max-pods', 'otlp-endpoint'];
 
 export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOptions {
   const dataDir = args.flags.get('data-dir');
@@ -97,6 +100,7 @@ export function serverOptions(args: ParsedArgs, logger: Logger): ApiServerOption
     encryptionProviderConfig: optionalPath(args.flags.get('encryption-provider-config')),
     audit: auditOptions(args),
     podTimeline: podTimelineOptions(args),
+    otlpEndpoint: optionalOtlpEndpoint(args.flags.get('otlp-endpoint')),
     logger,
   };
 }
@@ -134,6 +138,8 @@ function maxTokenExpiration(args: ParsedArgs): number | undefined {
 }
 
 const optionalPath = (p: string | undefined) => (p === undefined ? undefined : resolve(p));
+
+const optionalOtlpEndpoint = (url: string | undefined) => (url === undefined ? undefined : otlpEndpoint(url));
 
 const optionalPortRange = (text: string | undefined) => (text === undefined ? undefined : parsePortRange(text));
 

@@ -7,7 +7,9 @@
 //   status manager → the only writer of pod.status; deletes a terminated pod being deleted
 //   eviction manager → every 10 s, under node pressure, evicts one pod through the pod workers;
 //   its pressure goes into the node status and its admit handler before the predicate admission
-//   node status + Lease → the Node object; HTTPS API → logs; log rotation; housekeeping of orphans
+//   node status + Lease → the Node object; HTTPS API → logs, /metrics; log rotation; housekeeping of orphans
+//   pod timeline → the steps each part performs for a pod, through the injected recorder, and the
+//   pod start-up SLIs on /metrics computed from the same times
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Node, Pod, Service as CoreService } from '../api/types.js';
@@ -63,6 +65,9 @@ import { Prober } from './prober/prober.js';
 import type { Disposable, Service } from '../util/lifecycle.js';
 import { HandlerRunner, runtimePodIP } from './lifecycle/handlers.js';
 import { podRef } from '../api/pod/reference.js';
+import { noTimeline, type TimelineRecorder } from '../client/timeline/recorder.js';
+import { KubeletTimeline } from './timeline/timeline.js';
+import { KubeletMetrics } from './metrics/metrics.js';
 
 export interface KubeletOptions {
   cfg: KubeletConfig;
@@ -73,6 +78,8 @@ export interface KubeletOptions {
   runtime: Runtime;
   clock: Clock;
   logger: Logger;
+  /** Where the pod timeline's steps go (the agent's batching recorder); none: not recorded. */
+  timeline?: TimelineRecorder;
 }
 
 /** Housekeeping (upstream HandlePodCleanups every 2 s): forget finished workers, stop orphans. */
@@ -115,18 +122,21 @@ export class Kubelet implements KubeletHost, Service {
   private readonly nodeShutdown: NodeShutdownManager;
   private node?: Node;
   private stopped = false;
+  private readonly timeline: KubeletTimeline;
 
   constructor(private readonly opts: KubeletOptions) {
     const { cfg, clock, logger } = opts;
     this.housekeeping = new Periodic({ clock, periodMs: HOUSEKEEPING_PERIOD_MS, run: () => this.housekeep(), onError: (err) => logger.warn({ err }, 'housekeeping') });
     this.runtime = opts.runtime;
+    const metrics = new KubeletMetrics();
+    const timeline = (this.timeline = new KubeletTimeline({ recorder: opts.timeline ?? noTimeline, nodeName: cfg.nodeName, clock, metrics }));
     this.client = new Client(new RestClient(opts.rest));
     this.events = new EventBroadcaster({ sink: clientEventSink(this.client), clock, logger });
     this.recorder = this.events.newRecorder({ component: 'kubelet', host: cfg.nodeName });
     this.services = new SharedInformer<CoreService>(this.client.resource('services'), { clock, onError: (err) => logger.warn({ err }, 'service informer') });
     const services = this.services;
     const sources: EnvSources = { ...apiSources(this.client), services: { hasSynced: () => services.hasSynced(), list: () => services.indexer.list() } };
-    const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources });
+    const images = new KubeletImageManager({ images: this.runtime, recorder: this.recorder, clock, cfg, secrets: sources, timeline });
     const client = this.client;
     const tokens = new TokenManager({
       clock,
@@ -147,9 +157,10 @@ export class Kubelet implements KubeletHost, Service {
       postStart: (pod, c, id, signal) => hooks.runPostStart(pod, c, id, signal),
       // The hook's time counts against the grace period the container is stopped with.
       preStop: async (pod, c, id, grace, signal) => (await hooks.runPreStop(pod, c, id, grace, signal)).elapsedSeconds,
+      timeline,
     });
-    this.status = new StatusManager({ client: podStatusClient(this.client), clock, log });
-    this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock }), clock, log });
+    this.status = new StatusManager({ client: podStatusClient(this.client), clock, log, onWritten: (pod, status) => timeline.statusWritten(pod, status) });
+    this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock }), clock, log, timeline });
     const syncer = new KubeletPodSyncer({
       runtime: this.runtime,
       manager: this.manager,
@@ -161,6 +172,7 @@ export class Kubelet implements KubeletHost, Service {
       cleanupPod: (pod) => this.removePodCgroup(pod),
       recorder: this.recorder,
       probes: this.probes,
+      timeline,
     });
     this.workers = new PodWorkers({ syncer, clock, log });
     this.pleg = new Pleg({ runtime: this.runtime, clock, relistPeriodMs: cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid), log });
@@ -174,7 +186,7 @@ export class Kubelet implements KubeletHost, Service {
     // The API server decides who may use this kubelet's API, asked with the kubelet's own credentials.
     const subjectAccessReviews = this.client.resource<SubjectAccessReview>(reviewResource('authorization.k8s.io', 'subjectaccessreviews'));
     const authorizer = new DelegatingKubeletAuthorizer((review) => subjectAccessReviews.create(review), clock);
-    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, stats, authorizer, clock, logger });
+    this.server = new KubeletServer({ config: cfg, serving: opts.serving, caPem: opts.caPem, host: this, stats, metrics, authorizer, clock, logger });
     this.lease = new NodeLeaseController({
       client: leaseClient(this.client),
       nodeName: cfg.nodeName,
@@ -324,6 +336,7 @@ export class Kubelet implements KubeletHost, Service {
   private handlePodAddition(pod: Pod): void {
     const uid = pod.metadata?.uid ?? '';
     if (this.workers.state(uid) !== undefined) return this.handlePodUpdate(pod);
+    this.timeline.observedOnWatch(pod);
     // Pods already finished or being deleted are not admitted again; they only get cleaned up.
     if (!pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase) && this.node) {
       // Upstream's admit handlers in the order it registers them: eviction, node shutdown, predicates.
@@ -333,15 +346,18 @@ export class Kubelet implements KubeletHost, Service {
       if (!result.admit) {
         const status = rejectedPodStatus(pod, result);
         this.recorder.event(podRef(pod), 'Warning', result.reason, result.message);
+        this.timeline.instant(pod, 'KubeletRejected', { detail: result.message, attributes: { reason: result.reason } });
         this.status.setPodStatus(pod, status);
         this.workers.updatePod({ type: 'create', pod: { ...pod, status } });
         return;
       }
+      this.timeline.instant(pod, 'KubeletAdmitted');
     }
     this.workers.updatePod({ type: 'create', pod });
   }
 
   private handlePodUpdate(pod: Pod): void {
+    this.timeline.observedOnWatch(pod);
     this.status.updatePod(pod);
     this.workers.updatePod({ type: 'update', pod });
   }
@@ -358,6 +374,7 @@ export class Kubelet implements KubeletHost, Service {
       if (this.workers.state(uid) === 'terminated' && !inApi.has(uid)) {
         this.workers.forgetPod(uid);
         this.status.removePod(uid);
+        this.timeline.forgetPod(uid);
       }
     }
     // Probe workers of pods that can no longer be running (HandlePodCleanups' CleanupPods).

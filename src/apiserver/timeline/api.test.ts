@@ -104,8 +104,10 @@ describe('timeline.kite.dev through the API server', () => {
     const ref = { namespace: 'default', name: 'elsewhere', uid: other.metadata!.uid! };
     await post(batch([{ pod: ref, steps: [step('SandboxCreated', 100)] }]), kubelet('n1'));
     assert.equal(store.get('default', ref.uid), undefined);
-    await post(batch([{ pod: ref, steps: [step('SandboxCreated', 100)] }]), kubelet('n2'));
-    assert.equal(store.get('default', ref.uid)!.steps.length, 1);
+    await post(batch([{ pod: { ...ref, name: 'renamed', namespace: 'kube-system' }, steps: [step('SandboxCreated', 100)] }]), kubelet('n2'));
+    const kept = store.get('default', ref.uid)!;
+    assert.equal(kept.steps.length, 1);
+    assert.deepEqual(kept.pod, { ...ref, nodeName: 'n2' }, 'named as the API server stores the pod');
   });
 
   it('refuses hostile batches with a 400 or 422 naming the field, and never touches prototypes', async () => {

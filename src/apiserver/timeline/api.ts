@@ -103,7 +103,9 @@ async function createBatch(ctx: ResourceContext, user: UserInfo, store: Timeline
       refused.push(`${rec.pod.namespace}/${rec.pod.name}`);
       continue;
     }
-    records.push({ pod: { ...rec.pod, ...podFacts(pod) }, steps: rec.steps });
+    // A pod the API server knows is named as it is stored, whatever the batch says.
+    const known = pod?.metadata ? { namespace: pod.metadata.namespace ?? rec.pod.namespace, name: pod.metadata.name ?? rec.pod.name } : {};
+    records.push({ pod: { ...rec.pod, ...known, ...podFacts(pod) }, steps: rec.steps });
   }
   store.record(records);
   if (refused.length) {

@@ -104,6 +104,19 @@ describe('TimelineStore retention and caps', () => {
     assert.ok(store.get('default', 'alive'), 'a live pod is never expired');
   });
 
+  it('takes a record whose pod is gone without a Deleted step as deleted once quiet, then expires it', async () => {
+    const live = new Set(['here']);
+    const { store, clock } = await storeWith({ retentionMs: 60 * 60_000, sweepIntervalMs: 60_000, podExists: (uid) => live.has(uid) });
+    store.record([{ pod: pod('here'), steps: [step('RequestReceived', 0)] }, { pod: pod('lost'), steps: [step('RequestReceived', 0)] }]);
+    await clock.advance(5 * 60_000);
+    assert.equal(store.get('default', 'lost')!.deletedAt, undefined, 'a quiet spell first: the cache may lag a new pod');
+    await clock.advance(6 * 60_000);
+    assert.equal(store.get('default', 'lost')!.deletedAt, microTime(clock0 + 10 * 60_000));
+    assert.equal(store.get('default', 'here')!.deletedAt, undefined);
+    await clock.advance(61 * 60_000);
+    assert.equal(store.get('default', 'lost'), undefined);
+  });
+
   it('evicts deleted pods first (earliest deletion first), then the oldest, at the global cap', async () => {
     const { store } = await storeWith({ maxPods: 3 });
     store.record([{ pod: pod('a'), steps: [step('RequestReceived', 0)] }]);

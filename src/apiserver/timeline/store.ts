@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { expired } from '../../api/errors.js';
-import { rfc3339 } from '../../api/time.js';
+import { microTime, rfc3339 } from '../../api/time.js';
 import { timelineAPIVersion, type PodTimeline, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { Service } from '../../util/lifecycle.js';
@@ -61,7 +61,16 @@ export interface TimelineStoreOptions {
   sweepIntervalMs?: number;
   /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
   sinks?: readonly TimelineSink[];
+  /**
+   * Whether the pod still exists (the API server's watch cache): a record of a pod gone without a
+   * Deleted step (removed while this server was down, or through another server) is then taken as
+   * deleted by the sweep, once quiet for `orphanAfterMs`, so the retention applies to it too.
+   */
+  podExists?: (uid: string) => boolean;
 }
+
+/** A record this long without a new step whose pod is gone counts as deleted. */
+const orphanAfterMs = 10 * 60_000;
 
 export const defaultRetentionMs = 24 * 60 * 60 * 1000;
 export const defaultMaxPods = 20_000;
@@ -222,15 +231,28 @@ export class TimelineStore implements Service {
 
   /** Removes records past the retention after their pod's deletion. */
   sweep(): void {
-    const cutoff = this.opts.clock.now() - this.retentionMs;
+    const now = this.opts.clock.now();
+    const cutoff = now - this.retentionMs;
     const expiredRecords: PodTimeline[] = [];
+    const orphans: PodTimeline[] = [];
     for (const t of this.timelines.values()) {
       if (t.deletedAt && Date.parse(t.deletedAt) <= cutoff) expiredRecords.push(t);
+      else if (!t.deletedAt && this.opts.podExists && !this.opts.podExists(t.metadata.name!) && Date.parse(t.steps.at(-1)?.lastTime ?? t.steps.at(-1)?.start ?? '') <= now - orphanAfterMs) orphans.push(t);
     }
+    if (orphans.length) this.markDeleted(orphans, now);
     if (expiredRecords.length === 0) return;
     for (const t of expiredRecords) this.timelines.delete(t.metadata.name!);
     this.persist([], expiredRecords);
     this.announceEvicted(expiredRecords);
+  }
+
+  /** Records whose pod went unseen: deleted as of now (announced as MODIFIED, written through). */
+  private markDeleted(orphans: readonly PodTimeline[], now: number): void {
+    const deletedAt = microTime(now);
+    const marked = orphans.map((t) => ({ ...t, metadata: { ...t.metadata, resourceVersion: String(++this.rv) }, deletedAt }));
+    for (const t of marked) this.timelines.set(t.metadata.name!, t);
+    this.persist(marked, []);
+    for (const t of marked) this.publish({ type: 'MODIFIED', object: t, resourceVersion: Number(t.metadata.resourceVersion) });
   }
 
   /** Over the global cap: deleted pods' records go first (earliest deletion first), then the oldest. */

@@ -2,11 +2,12 @@
 // write (the chain's first filter makes it, authentication, authorization, admission and the registry
 // mark it), and when the request is done its steps go to a queue that is merged into the store off
 // the request path. Only pod writes carry a trace, so other resources pay nothing.
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Pod } from '../../api/types.js';
 import { microTime } from '../../api/time.js';
 import type { TimelineStep } from '../../api/timeline/types.js';
-import type { Clock } from '../../util/clock.js';
+import type { Clock, Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import { everything } from '../../api/labels.js';
 import { everythingFields } from '../../api/fields.js';
@@ -118,7 +119,7 @@ function controllerName(user: UserInfo): string | undefined {
  * down through objects and same-length lists, naming the first level where they differ.
  */
 export function changedPaths(before: unknown, after: unknown, path = '', depth = 5): string[] {
-  if (JSON.stringify(before) === JSON.stringify(after)) return [];
+  if (isDeepStrictEqual(before, after)) return [];
   const bothObjects = typeof before === 'object' && before !== null && typeof after === 'object' && after !== null;
   if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after)) return [path];
   if (Array.isArray(before) && Array.isArray(after)) {
@@ -132,26 +133,30 @@ export function changedPaths(before: unknown, after: unknown, path = '', depth =
 }
 
 /**
- * The API server's steps on their way into the store: enqueued by requests and the pod watch,
- * merged in one go after the current turn of the event loop.
+ * The API server's steps on their way into the store: enqueued by requests and the pod watch, and
+ * merged together (one store transaction) `flushIntervalMs` after the first of them, as a
+ * component's recorder batches its steps.
  */
 export class PodStepQueue {
   private pending: TimelineRecord[] = [];
-  private scheduled = false;
+  private timer?: Timer;
 
-  constructor(private readonly store: TimelineStore) {}
+  constructor(
+    private readonly store: TimelineStore,
+    private readonly clock: Clock,
+    private readonly flushIntervalMs = 50,
+  ) {}
 
   push(records: readonly TimelineRecord[]): void {
     if (records.length === 0) return;
     this.pending.push(...records);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
+    this.timer ??= this.clock.setTimer(this.flushIntervalMs, () => this.flush());
   }
 
   /** Merges what is queued now. */
   flush(): void {
-    this.scheduled = false;
+    this.timer?.cancel();
+    this.timer = undefined;
     const records = this.pending;
     this.pending = [];
     this.store.record(records);

@@ -6,6 +6,8 @@ import { FakeRecorder } from '../../client/record/recorder.js';
 import { FakeRuntime, normalizeImage } from '../runtime/fake/fake.js';
 import type { AuthConfig, ImageSpec } from '../runtime/types.js';
 import { KubeletImageManager, type PullResult } from './manager.js';
+import { FakeTimelineRecorder } from '../../client/timeline/recorder.js';
+import { KubeletTimeline } from '../timeline/timeline.js';
 
 const sandbox = { metadata: { name: 'p', namespace: 'ns', uid: 'u1', attempt: 0 } };
 
@@ -13,6 +15,8 @@ function setup(opts: { pullMs?: number; secrets?: Secret[] } = {}) {
   const clock = new FakeClock();
   const runtime = new FakeRuntime(clock);
   const recorder = new FakeRecorder();
+  const steps = new FakeTimelineRecorder();
+  const timeline = new KubeletTimeline({ recorder: steps, nodeName: 'n1', clock });
   if (opts.pullMs) {
     const pull = runtime.pullImage.bind(runtime);
     runtime.pullImage = async (spec: ImageSpec) => {
@@ -26,8 +30,9 @@ function setup(opts: { pullMs?: number; secrets?: Secret[] } = {}) {
     clock,
     cfg: { imagePullBackOffInitialMs: 10_000, imagePullBackOffMaxMs: 300_000 },
     secrets: { getSecret: async (_ns, name) => opts.secrets?.find((s) => s.metadata?.name === name) },
+    timeline,
   });
-  return { clock, runtime, recorder, manager };
+  return { clock, runtime, recorder, manager, steps };
 }
 
 const mkPod = (container: Container, extra: Partial<Pod['spec']> = {}): Pod => ({
@@ -167,5 +172,61 @@ describe('KubeletImageManager', () => {
     const c2: Container = { name: 'c', image: 'registry.example:5000/team/app:1', imagePullPolicy: 'Always' };
     await manager.ensureImageExists(mkPod(c2, { imagePullSecrets: [{ name: 'regcred' }] }), c2, sandbox);
     assert.deepEqual(auths[1], { username: 'x', password: 'y', server_address: 'registry.example:5000' });
+  });
+
+  describe('timeline', () => {
+    it('a present image is an ImagePull with present=true and no wait', async () => {
+      const { runtime, manager, steps, clock } = setup();
+      runtime.addImage('busybox:1.35', { size: 2211 });
+      const c: Container = { name: 'c', image: 'busybox:1.35' };
+      await manager.ensureImageExists(mkPod(c), c, sandbox);
+      const [step] = steps.steps('u1');
+      assert.equal(step?.step, 'ImagePull');
+      assert.equal(step?.component, 'kubelet/n1');
+      assert.deepEqual(step?.attributes, { image: 'busybox:1.35', present: true, size: 2211 });
+      assert.equal(step?.start, new Date(clock.now()).toISOString().replace('Z', '000Z'));
+      assert.equal(step?.end, step?.start);
+    });
+
+    it('a pull: start when queued, the queue wait, end when pulled, the size', async () => {
+      const { manager, clock, steps } = setup({ pullMs: 100 });
+      const c: Container = { name: 'c', image: 'busybox:1.35', imagePullPolicy: 'Always' };
+      const t0 = clock.now();
+      const a = manager.ensureImageExists(mkPod(c), c, sandbox);
+      const other: Pod = { ...mkPod(c), metadata: { name: 'p2', namespace: 'ns', uid: 'u2' } };
+      const b = manager.ensureImageExists(other, c, sandbox);
+      await clock.advance(200);
+      await Promise.all([a, b]);
+      const second = steps.steps('u2')[0]!;
+      assert.equal(second.step, 'ImagePull');
+      assert.equal(second.containerType, 'regular');
+      assert.deepEqual(second.attributes, { image: 'busybox:1.35', size: 1_000_000, waitMs: 100 });
+      assert.equal(second.start, new Date(t0).toISOString().replace('Z', '000Z'));
+      assert.equal(second.end, new Date(t0 + 200).toISOString().replace('Z', '000Z'));
+      assert.equal(steps.steps('u1')[0]!.attributes?.waitMs, 0);
+    });
+
+    it('pull failures are one ImagePullFailed series with the next retry; back-offs one BackOff series', async () => {
+      const { runtime, manager, clock, steps } = setup();
+      runtime.unpullable.add(normalizeImage('nope:1'));
+      const c: Container = { name: 'c', image: 'nope:1' };
+      const pod = mkPod(c);
+      await manager.ensureImageExists(pod, c, sandbox);
+      const t1 = clock.now();
+      await clock.advance(5_000);
+      await manager.ensureImageExists(pod, c, sandbox); // in back-off
+      await manager.ensureImageExists(pod, c, sandbox); // the same back-off again
+      await clock.advance(5_000);
+      await manager.ensureImageExists(pod, c, sandbox); // fails again
+      const failed = steps.steps('u1').filter((s) => s.step === 'ImagePullFailed');
+      assert.equal(failed.length, 2);
+      assert.equal(failed[1]!.count, 2);
+      assert.equal(failed[1]!.start, new Date(t1).toISOString().replace('Z', '000Z'));
+      assert.equal(failed[1]!.attributes?.nextRetry, new Date(t1 + 10_000 + 20_000).toISOString().replace('Z', '000Z'));
+      assert.match(String(failed[1]!.attributes?.error), /not found/);
+      const backOffs = steps.steps('u1').filter((s) => s.step === 'BackOff');
+      assert.equal(backOffs.length, 1, 'one back-off period counts once');
+      assert.deepEqual(backOffs[0]!.attributes, { reason: 'ImagePullBackOff', delayMs: 10_000, nextStart: new Date(t1 + 10_000).toISOString().replace('Z', '000Z') });
+    });
   });
 });

@@ -4,6 +4,7 @@
 import type { Container, Pod, Secret } from '../../api/types.js';
 import type { Clock } from '../../util/clock.js';
 import { goDuration } from '../../api/duration.js';
+import { stepTime } from '../../client/timeline/recorder.js';
 import type { KubeletConfig } from '../config.js';
 import { BACK_OFF_PULL_IMAGE, ERR_IMAGE_NEVER_PULL_POLICY, FAILED_TO_INSPECT_IMAGE, FAILED_TO_PULL_IMAGE, PULLED_IMAGE, PULLING_IMAGE } from '../events.js';
 import { type EventRecorder, type EventType, type InvolvedObject } from '../../client/record/recorder.js';
@@ -13,6 +14,7 @@ import type { ImageUser } from '../kuberuntime/security.js';
 import { formatRuntimeError, type AuthConfig, type Image, type ImageService, type ImageSpec, type PodSandboxConfig } from '../runtime/types.js';
 import { credentialsFor } from './pullsecrets.js';
 import { InvalidImageNameError, applyDefaultImageTag, parseImageName } from './reference.js';
+import { containerType, type KubeletTimeline } from '../timeline/timeline.js';
 
 export type PullFailureReason = 'ErrImagePull' | 'ImagePullBackOff' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImageInspectError';
 
@@ -31,6 +33,8 @@ export interface ImageManagerConfig {
   cfg: Pick<KubeletConfig, 'imagePullBackOffInitialMs' | 'imagePullBackOffMaxMs'>;
   /** Where imagePullSecrets are read from; without it images are pulled anonymously. */
   secrets?: Pick<EnvSources, 'getSecret'>;
+  /** Where the ImagePull, ImagePullFailed and ImagePullBackOff steps go. */
+  timeline?: KubeletTimeline;
 }
 
 interface BackOffEntry {
@@ -54,6 +58,12 @@ export class ImagePullBackOff {
     const e = this.entries.get(key);
     const backoffMs = !e || now - e.lastUpdate > 2 * this.cfg.maxMs ? this.cfg.initialMs : Math.min(e.backoffMs * 2, this.cfg.maxMs);
     this.entries.set(key, { backoffMs, lastUpdate: now });
+  }
+
+  /** When a key's back-off ends (undefined when none). */
+  retryAt(key: string): number | undefined {
+    const e = this.entries.get(key);
+    return e && e.lastUpdate + e.backoffMs;
   }
 
   /** The current delay for a key (0 when none). */
@@ -83,8 +93,11 @@ export class KubeletImageManager implements ImageManager {
   }
 
   async ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<PullResult> {
+    const clock = this.config.clock;
     const ref = containerRef(pod, container);
     const imgRef = container.image ?? '';
+    const timeline = this.config.timeline;
+    const step = { container: container.name, containerType: containerType(pod, container.name) };
     const fail = (reason: PullFailureReason, message: string): PullResult => {
       // What startContainer records beside the image manager's own event.
       this.event(ref, 'Warning', FAILED_TO_PULL_IMAGE, `Error: ${reason}`);
@@ -115,6 +128,8 @@ export class KubeletImageManager implements ImageManager {
     if (!shouldPull) {
       if (present) {
         this.event(ref, 'Normal', PULLED_IMAGE, `Container image ${JSON.stringify(imgRef)} already present on machine`);
+        const now = clock.now();
+        timeline?.span(pod, 'ImagePull', now, { ...step, detail: `${imgRef} already present`, attributes: { image: imgRef, present: true, size: present.size ?? 0 } }, now);
         return { ok: true, imageRef: present.id, user: imageUser(present) };
       }
       const message = `Container image ${JSON.stringify(imgRef)} is not present with pull policy of Never`;
@@ -122,11 +137,13 @@ export class KubeletImageManager implements ImageManager {
       return fail('ErrImageNeverPull', message);
     }
 
-    const clock = this.config.clock;
     const backOffKey = `${pod.metadata?.uid ?? ''}_${imgRef}`;
     if (this.backOff.isInBackOff(backOffKey, clock.now())) {
       const message = `Back-off pulling image ${JSON.stringify(imgRef)}`;
       this.event(ref, 'Normal', BACK_OFF_PULL_IMAGE, message);
+      const retryAt = this.backOff.retryAt(backOffKey) ?? clock.now();
+      const attributes = { reason: 'ImagePullBackOff', delayMs: this.backOff.delay(backOffKey), nextStart: stepTime(retryAt) };
+      timeline?.series(pod, 'BackOff', { ...step, detail: message, attributes }, retryAt);
       return fail('ImagePullBackOff', message);
     }
 
@@ -138,12 +155,14 @@ export class KubeletImageManager implements ImageManager {
       const imageRef = await this.pullWithCredentials(spec, auths, sandboxConfig);
       const pullMs = clock.now() - pullStart;
       const status = await this.config.images.imageStatus(spec);
-      return { imageRef, pullMs, status };
+      return { imageRef, pullMs, waitMs: pullStart - start, status };
     }).catch((err: unknown) => ({ error: formatRuntimeError(err) }));
 
     if ('error' in result) {
       this.event(ref, 'Warning', FAILED_TO_PULL_IMAGE, `Failed to pull image ${JSON.stringify(imgRef)}: ${result.error}`);
       this.backOff.next(backOffKey, clock.now());
+      const attributes = { image: imgRef, error: result.error, nextRetry: stepTime(this.backOff.retryAt(backOffKey) ?? clock.now()) };
+      timeline?.series(pod, 'ImagePullFailed', { ...step, detail: `pulling ${imgRef} failed: ${result.error}`, attributes });
       return fail('ErrImagePull', result.error);
     }
     const totalMs = clock.now() - start;
@@ -153,6 +172,9 @@ export class KubeletImageManager implements ImageManager {
       PULLED_IMAGE,
       `Successfully pulled image ${JSON.stringify(imgRef)} in ${goDuration(result.pullMs)} (${goDuration(totalMs)} including waiting). Image size: ${result.status?.size ?? 0} bytes.`,
     );
+    const size = result.status?.size ?? 0;
+    const detail = `pulled ${imgRef} (${size} bytes) in ${result.pullMs} ms after ${result.waitMs} ms in the queue`;
+    timeline?.span(pod, 'ImagePull', start, { ...step, detail, attributes: { image: imgRef, size, waitMs: result.waitMs } });
     this.backOff.gc(clock.now());
     return { ok: true, imageRef: result.imageRef, user: imageUser(result.status) };
   }

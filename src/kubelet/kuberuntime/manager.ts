@@ -22,6 +22,8 @@ import { planPodSync, type KillReason, type PodSyncPlan, type ProbeResults } fro
 import { MINIMUM_GRACE_PERIOD_SECONDS, killGracePeriodSeconds } from './grace.js';
 import { FAILED_POST_START_HOOK_KILL_MESSAGE, POST_START_HOOK_ERROR } from '../lifecycle/handlers.js';
 import { findContainerStatus, type ContainerRuntimeStatus, type PodRuntimeState } from './runtime-state.js';
+import { containerType, type KubeletTimeline } from '../timeline/timeline.js';
+import { stepTime } from '../../client/timeline/recorder.js';
 
 /** Runs a container's preStop hook within the grace period; resolves to the seconds it used. */
 export type PreStopHook = (pod: Pod, container: Container, containerId: string, gracePeriodSeconds: number, signal?: AbortSignal) => Promise<number>;
@@ -40,6 +42,8 @@ export interface RuntimeManagerConfig {
   /** Lifecycle hooks; unset, none runs. */
   preStop?: PreStopHook;
   postStart?: PostStartHook;
+  /** Where the sandbox, container, hook and signal steps go. */
+  timeline?: KubeletTimeline;
 }
 
 export interface SyncResult {
@@ -123,16 +127,20 @@ export class KubeRuntimeManager {
       recorder.event(podRef(pod), 'Warning', FAILED_CREATE_POD_SANDBOX, `Failed to create pod sandbox: ${errorMessage(err)}`);
       return { ...result, failed: true };
     }
+    const timeline = this.config.timeline;
     if (plan.createSandbox) {
       result.acted = true;
       try {
+        const sandboxStart = clock.now();
         sandboxId = await runtime.runPodSandbox(sandboxConfig);
+        timeline?.span(pod, 'SandboxCreated', sandboxStart, { detail: `sandbox ${sandboxId.slice(0, 13)} (attempt ${plan.attempt})`, attributes: { attempt: plan.attempt } });
         // The first container's image is checked while the sandbox's status is read (each is a
         // runtime round trip), so a new pod's first CreateContainer does not wait for both in turn.
         const first = plan.initContainersToStart.length ? pod.spec?.initContainers?.[plan.initContainersToStart[0]!] : pod.spec?.containers[plan.containersToStart[0] ?? -1];
         if (first && !plan.backOff.has(first.name)) imageChecks.set(first.name, this.config.images.ensureImageExists(pod, first, sandboxConfig));
         const status = (await runtime.podSandboxStatus(sandboxId)).status;
         podIPs = pod.spec?.hostNetwork || !status.network?.ip ? [] : [status.network.ip, ...(status.network.additional_ips ?? []).map((a) => a.ip)];
+        if (podIPs[0]) timeline?.instant(pod, 'PodIPAssigned', { detail: podIPs.join(', '), attributes: { ip: podIPs[0] } });
       } catch (err) {
         recorder.event(podRef(pod), 'Warning', FAILED_CREATE_POD_SANDBOX, `Failed to create pod sandbox: ${errorMessage(err)}`);
         return { ...result, failed: true };
@@ -148,6 +156,8 @@ export class KubeRuntimeManager {
       if (backOff) {
         recorder.event(containerRef(pod, container), 'Warning', BACK_OFF_START_CONTAINER, `Back-off restarting failed container ${container.name} in pod ${formatPod(pod)}`);
         this.setFailure(pod, container.name, { reason: 'CrashLoopBackOff', message: backOff.message });
+        const attributes = { reason: 'CrashLoopBackOff', delayMs: backOff.delayMs, nextStart: stepTime(backOff.retryAt) };
+        timeline?.series(pod, 'BackOff', { container: container.name, containerType: kind, detail: backOff.message, attributes }, backOff.retryAt);
         result.nextBackOffExpiry = Math.min(result.nextBackOffExpiry ?? Infinity, backOff.retryAt);
         return false;
       }
@@ -190,6 +200,8 @@ export class KubeRuntimeManager {
     if (!image.ok) return { reason: image.reason, message: image.message };
 
     const restartCount = previous ? previous.restartCount + 1 : 0;
+    const timeline = this.config.timeline;
+    const step = { container: container.name, containerType: kind };
     let config: ContainerConfig;
     try {
       config = await this.config.generateContainerConfig({ pod, container, kind, restartCount, podIPs, imageRef: image.imageRef, imageUser: image.user, volumes, sandboxConfig, cfg, sources: this.config.sources });
@@ -198,6 +210,7 @@ export class KubeRuntimeManager {
       return { reason: 'CreateContainerConfigError', message: errorMessage(err) };
     }
     let id: string;
+    const createStart = clock.now();
     try {
       id = await runtime.createContainer(sandboxId, config, sandboxConfig);
     } catch (err) {
@@ -205,6 +218,8 @@ export class KubeRuntimeManager {
       return { reason: 'CreateContainerError', message: errorMessage(err) };
     }
     recorder.event(ref, 'Normal', CREATED_CONTAINER, `Created container: ${container.name}`);
+    timeline?.span(pod, 'ContainerCreated', createStart, { ...step, detail: `container ${id.slice(0, 13)}`, attributes: { restartCount } });
+    const startStart = clock.now();
     try {
       await runtime.startContainer(id);
     } catch (err) {
@@ -212,9 +227,13 @@ export class KubeRuntimeManager {
       return { reason: 'RunContainerError', message: errorMessage(err) };
     }
     recorder.event(ref, 'Normal', STARTED_CONTAINER, `Started container ${container.name}`);
+    timeline?.span(pod, 'ContainerStarted', startStart, { ...step, attributes: { restartCount } });
+    if (restartCount > 0) timeline?.series(pod, 'ContainerRestarted', { ...step, detail: `restart ${restartCount}`, attributes: { restartCount } }, restartCount, restartCount);
     // The sync, and so the status that shows the container running, waits for the hook.
     if (this.config.postStart && container.lifecycle?.postStart) {
+      const hookStart = clock.now();
       const message = await this.config.postStart(pod, container, id, signal);
+      timeline?.span(pod, 'PostStart', hookStart, { ...step, ...(message !== undefined && { detail: message, attributes: { error: message } }) });
       // A hook cut short because the pod is being deleted is no failure: the pod's kill follows.
       if (message !== undefined && !signal?.aborted) {
         await this.killContainer(pod, container, id, FAILED_POST_START_HOOK_KILL_MESSAGE, '');
@@ -229,16 +248,27 @@ export class KubeRuntimeManager {
    * cancels both (a shorter grace period arrived; the caller kills again with it).
    */
   private async killContainer(pod: Pod, container: Container, containerId: string, message: string, reason: KillReason, gracePeriodOverride?: number, signal?: AbortSignal): Promise<void> {
-    const { runtime, recorder } = this.config;
+    const { runtime, recorder, clock, timeline } = this.config;
     let grace = gracePeriodOverride ?? killGracePeriodSeconds(pod, container, reason);
     recorder.event(containerRef(pod, container), 'Normal', KILLING_CONTAINER, message || `Stopping container ${container.name}`);
-    if (this.config.preStop && container.lifecycle?.preStop) grace -= await this.config.preStop(pod, container, containerId, grace, signal);
+    const step = { container: container.name, containerType: containerType(pod, container.name) };
+    if (this.config.preStop && container.lifecycle?.preStop) {
+      const hookStart = clock.now();
+      grace -= await this.config.preStop(pod, container, containerId, grace, signal);
+      timeline?.span(pod, 'PreStop', hookStart, step);
+    }
     if (signal?.aborted) return;
+    const timeout = Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS);
+    const stopStart = clock.now();
+    timeline?.instant(pod, 'SIGTERM', { ...step, detail: `grace period ${timeout}s`, attributes: { gracePeriodSeconds: timeout } });
     try {
-      await runtime.stopContainer(containerId, Math.max(grace, MINIMUM_GRACE_PERIOD_SECONDS), signal);
+      await runtime.stopContainer(containerId, timeout, signal);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
+    // The runtime kills what still runs when the grace period is over: a stop that lasted it did.
+    const killAt = stopStart + timeout * 1000;
+    if (!signal?.aborted && clock.now() >= killAt) timeline?.instant(pod, 'SIGKILL', { ...step, detail: `grace period ${timeout}s expired` }, killAt);
   }
 
   /**

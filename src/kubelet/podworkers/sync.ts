@@ -15,6 +15,7 @@ import { isPodPhaseTerminal } from '../../api/pod/status.js';
 import type { PodStatus } from '../../api/types.js';
 import type { EventRecorder } from '../../client/record/recorder.js';
 import { podRef } from '../../api/pod/reference.js';
+import type { KubeletTimeline } from '../timeline/timeline.js';
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, activeDeadline, enforceActiveDeadline } from '../status/deadline.js';
 
 /** The pod conditions the kubelet owns (upstream's PodConditionsByKubelet). */
@@ -49,13 +50,25 @@ export interface KubeletPodSyncerConfig {
   /** Unset: nothing is probed (containers are started and ready once running). */
   probes?: PodProber;
   stateOptions?: RuntimeStateOptions;
+  /** Where the volume, exit and clean-up steps go. */
+  timeline?: KubeletTimeline;
 }
 
 export class KubeletPodSyncer implements PodSyncer {
   constructor(private readonly config: KubeletPodSyncerConfig) {}
 
-  private state(pod: Pod): Promise<PodRuntimeState> {
-    return getPodRuntimeState(this.config.runtime, pod.metadata?.uid ?? '', this.config.stateOptions);
+  /** What the runtime has for the pod; the exits it shows for the first time go on the timeline. */
+  private async state(pod: Pod): Promise<PodRuntimeState> {
+    const state = await getPodRuntimeState(this.config.runtime, pod.metadata?.uid ?? '', this.config.stateOptions);
+    this.config.timeline?.containersObserved(pod, state);
+    return state;
+  }
+
+  /** Runs one clean-up step and records it as a timeline span, the first time only (a removed pod is cleaned up again). */
+  private async timed(pod: Pod, step: 'VolumesRemoved' | 'SandboxRemoved' | 'CgroupsRemoved', fn: () => Promise<void>): Promise<void> {
+    const start = this.config.clock.now();
+    await fn();
+    this.config.timeline?.once(pod, step, step, {}, start, this.config.clock.now());
   }
 
   private report(pod: Pod, state: PodRuntimeState, podIsTerminal: boolean, podStatusFn?: PodStatusFn): PodStatus {
@@ -80,6 +93,7 @@ export class KubeletPodSyncer implements PodSyncer {
     if (isPodPhaseTerminal(before.phase)) return { isTerminal: true };
 
     const volumes = await this.config.volumes.mountPod(pod);
+    this.config.timeline?.once(pod, 'VolumesReady', 'VolumesReady', { attributes: { volumes: (pod.spec?.volumes ?? []).length } });
     this.config.probes?.addPod(pod);
     const result = await this.config.manager.syncPod(pod, state, volumes, this.config.probes, signal);
     if (result.acted) {
@@ -107,13 +121,15 @@ export class KubeletPodSyncer implements PodSyncer {
   async syncTerminatedPod(pod: Pod): Promise<void> {
     const uid = pod.metadata?.uid ?? '';
     this.config.probes?.removePod(pod);
-    await this.config.volumes.unmountPod(uid);
+    await this.timed(pod, 'VolumesRemoved', () => this.config.volumes.unmountPod(uid));
     // A finished pod that stays in the API keeps its dead containers (logs, last state) until deleted.
     if (pod.metadata?.deletionTimestamp) {
-      await this.config.manager.removePod(await this.state(pod));
+      const state = await this.state(pod);
+      await this.timed(pod, 'SandboxRemoved', () => this.config.manager.removePod(state));
       this.config.manager.forgetPod(uid);
     }
-    await this.config.cleanupPod?.(pod);
+    const cleanupPod = this.config.cleanupPod;
+    if (cleanupPod) await this.timed(pod, 'CgroupsRemoved', () => cleanupPod(pod));
     this.config.status.podTerminated(pod);
   }
 }

@@ -20,6 +20,8 @@ import { StatusManager, type PodStatusClient } from '../status/manager.js';
 import { Pleg } from './pleg.js';
 import { KubeletPodSyncer } from './sync.js';
 import { PodWorkers } from './workers.js';
+import { FakeTimelineRecorder } from '../../client/timeline/recorder.js';
+import { KubeletTimeline } from '../timeline/timeline.js';
 
 function podLabels(pod: Pod): Record<string, string> {
   return { [POD_NAME_LABEL]: pod.metadata!.name!, [POD_NAMESPACE_LABEL]: pod.metadata!.namespace!, [POD_UID_LABEL]: pod.metadata!.uid! };
@@ -69,6 +71,8 @@ class FakeAPI implements PodStatusClient {
 class Harness {
   readonly clock = new FakeClock();
   readonly runtime = new FakeRuntime(this.clock);
+  readonly steps = new FakeTimelineRecorder();
+  readonly timeline = new KubeletTimeline({ recorder: this.steps, nodeName: 'node-1', clock: this.clock });
   readonly recorder = new FakeRecorder();
   readonly api = new FakeAPI();
   readonly cfg = defaultKubeletConfig({ nodeName: 'node-1', rootDir: 'kubelet', nodeIP: '192.0.2.10' });
@@ -121,9 +125,10 @@ class Harness {
       },
       postStart: (pod, c, id, signal) => hooks.runPostStart(pod, c, id, signal),
       preStop: async (pod, c, id, grace, signal) => (await hooks.runPreStop(pod, c, id, grace, signal)).elapsedSeconds,
+      timeline: this.timeline,
     });
-    this.status = new StatusManager({ client: this.api, clock: this.clock });
-    this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock: this.clock }), clock: this.clock, random: () => 0 });
+    this.status = new StatusManager({ client: this.api, clock: this.clock, onWritten: (pod, status) => this.timeline.statusWritten(pod, status) });
+    this.probes = new ProbeManager({ statusProvider: this.status, prober: new Prober({ runner: this.runtime, recorder: this.recorder, clock: this.clock }), clock: this.clock, random: () => 0, timeline: this.timeline });
     const syncer = new KubeletPodSyncer({
       runtime: this.runtime,
       manager: this.manager,
@@ -133,6 +138,7 @@ class Harness {
       clock: this.clock,
       cleanupPod: async (pod) => void this.cleaned.push(pod.metadata!.uid!),
       probes: this.probes,
+      timeline: this.timeline,
     });
     this.workers = new PodWorkers({ syncer, clock: this.clock });
     this.pleg = new Pleg({ runtime: this.runtime, clock: this.clock, relistPeriodMs: this.cfg.relistPeriodMs, onPodChanged: (uid) => this.workers.poke(uid) });
@@ -175,6 +181,11 @@ class Harness {
 
   running(name: string, uid = 'uid-1') {
     return this.runtime.containersNamed(uid, name).find((c) => c.state === 'CONTAINER_RUNNING');
+  }
+
+  /** The timeline as "Step container" lines, in recording order. */
+  stepNames(uid = 'uid-1'): string[] {
+    return this.steps.steps(uid).map((s) => (s.container ? `${s.step} ${s.container}` : s.step));
   }
 
   events(reason?: string): string[] {
@@ -695,5 +706,100 @@ test('what container GC may remove: a deleted terminated pod\'s content, a termi
   await h.settle();
   assert.deepEqual(verdict(), [true, true], 'terminated and deleted');
   assert.deepEqual([h.workers.shouldPodContentBeRemoved('other'), h.workers.shouldPodRuntimeBeRemoved('other')], [true, true], 'never seen');
+  await h.stop();
+});
+
+test('timeline: the kubelet records each step of a start and of a deletion, in order, as kubelet/<node>', async () => {
+  const h = new Harness();
+  h.start();
+  h.runtime.ignoreSigterm = true;
+  const app: Partial<Container> = {
+    name: 'nginx',
+    lifecycle: { postStart: { exec: { command: ['hook'] } }, preStop: { exec: { command: ['drain'] } } },
+    readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 5 },
+  };
+  const pod = makePod({ initContainers: ['wait-service'], containers: [app] });
+  pod.spec!.terminationGracePeriodSeconds = 10;
+  h.add(pod);
+  await h.settle();
+  h.runtime.exitContainer(h.running('wait-service')!.id, 0);
+  await h.settle(1000);
+  await h.settle(5000);
+  assert.equal(condition(h, 'Ready'), 'True');
+  assert.deepEqual(h.stepNames(), [
+    'VolumesReady',
+    'SandboxCreated',
+    'PodIPAssigned',
+    'ContainerCreated wait-service',
+    'ContainerStarted wait-service',
+    'ContainerExited wait-service',
+    'ContainerCreated nginx',
+    'ContainerStarted nginx',
+    'PostStart nginx',
+    'ReadinessProbePassed nginx',
+    'ContainersReady',
+    'Ready',
+  ]);
+  const steps = h.steps.steps('uid-1');
+  assert.ok(steps.every((s) => s.component === 'kubelet/node-1'));
+  assert.equal(steps.find((s) => s.step === 'PodIPAssigned')?.attributes?.ip, '10.88.0.2');
+  assert.deepEqual(steps.find((s) => s.step === 'ContainerExited')?.attributes, { exitCode: 0, reason: 'Completed' });
+  assert.equal(steps.find((s) => s.step === 'ContainerStarted' && s.container === 'wait-service')?.containerType, 'init');
+  assert.equal(steps.find((s) => s.step === 'ContainerStarted' && s.container === 'nginx')?.containerType, 'regular');
+  assert.ok(steps.find((s) => s.step === 'PostStart')?.end, 'the hook is a span');
+
+  const before = steps.length;
+  const deleting: Pod = { ...h.pod(), metadata: { ...h.pod().metadata, deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 10 } };
+  h.api.pods.set('default/web', deleting);
+  h.workers.updatePod({ type: 'update', pod: deleting });
+  h.status.updatePod(deleting);
+  const killFrom = h.clock.now();
+  // SIGTERM is ignored: the stop lasts the grace period (settle would wait on it, so only the clock moves).
+  for (let t = 0; t < 20 && h.workers.state('uid-1') !== 'terminated'; t++) await h.clock.advance(1000);
+  await h.settle();
+  assert.deepEqual(h.stepNames().slice(before), [
+    'PreStop nginx',
+    'SIGTERM nginx',
+    'SIGKILL nginx',
+    'ContainerExited nginx',
+    // The terminal status is written once the containers are stopped, before the clean-up.
+    'StatusFinal',
+    'VolumesRemoved',
+    'SandboxRemoved',
+    'CgroupsRemoved',
+  ]);
+  const down = h.steps.steps('uid-1').slice(before);
+  assert.equal(down.find((s) => s.step === 'SIGTERM')?.attributes?.gracePeriodSeconds, 10);
+  assert.equal(down.find((s) => s.step === 'SIGKILL')?.start, new Date(killFrom + 10_000).toISOString().replace('Z', '000Z'), 'at grace expiry');
+  assert.equal(down.find((s) => s.step === 'StatusFinal')?.attributes?.phase, 'Failed', 'killed by SIGKILL');
+  for (const s of h.steps.steps('uid-1')) assert.ok(!s.end || s.end >= s.start, `${s.step} ends after it starts`);
+  await h.stop();
+});
+
+test('timeline: restarts, back-offs and probe failures are counted series, not a row per retry', async () => {
+  const h = new Harness();
+  h.start();
+  const pod = makePod({ containers: [{ name: 'app', livenessProbe: { exec: { command: ['check'] }, periodSeconds: 10, failureThreshold: 3 } }] });
+  h.add(pod);
+  await h.settle();
+  h.execExits.set('check', 1);
+  for (let t = 0; t < 400 && (h.pod().status?.containerStatuses?.[0]?.restartCount ?? 0) < 5; t++) await h.settle(1000);
+  const steps = h.steps.steps('uid-1');
+  const last = (name: string) => steps.filter((s) => s.step === name).at(-1)!;
+  const failed = last('ProbeFailed');
+  assert.equal(failed.attributes?.probe, 'liveness');
+  assert.equal(failed.attributes?.threshold, 3);
+  assert.ok((failed.count ?? 0) >= 15, `every failure counted (${failed.count})`);
+  assert.equal(failed.start, steps.find((s) => s.step === 'ProbeFailed')!.start, 'a series keeps its first time');
+  assert.ok(failed.lastTime! > failed.start);
+  const restarted = last('ContainerRestarted');
+  assert.equal(restarted.count, h.pod().status?.containerStatuses?.[0]?.restartCount);
+  const backOff = last('BackOff');
+  assert.equal(backOff.attributes?.reason, 'CrashLoopBackOff');
+  assert.ok(typeof backOff.attributes?.delayMs === 'number' && backOff.attributes.delayMs >= 10_000);
+  assert.match(String(backOff.attributes?.nextStart), /^2026-01-01T\d\d:\d\d:\d\d\.\d{6}Z$/);
+  // One back-off period counts once however many syncs see it.
+  const periods = new Set(steps.filter((s) => s.step === 'BackOff').map((s) => s.attributes?.nextStart));
+  assert.equal(backOff.count, periods.size);
   await h.stop();
 });

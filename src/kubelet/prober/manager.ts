@@ -10,6 +10,7 @@ import type { ContainerProbeStatus } from '../status/generate.js';
 import { probeSpec, type ProbeRunner, type ProbeType } from './prober.js';
 import type { Disposable } from '../../util/lifecycle.js';
 import { ResultsManager, type ProbeResult } from './results.js';
+import type { KubeletTimeline } from '../timeline/timeline.js';
 import { ProbeWorker, bareContainerID, type PodStatusProvider, type WorkerContext } from './worker.js';
 
 export interface ProbeManagerConfig {
@@ -19,6 +20,8 @@ export interface ProbeManagerConfig {
   /** Jitter of the first probe after a kubelet start; Math.random unless a test pins it. */
   random?: () => number;
   log?: (msg: string, err?: unknown) => void;
+  /** Where the probe passes and failures go. */
+  timeline?: KubeletTimeline;
 }
 
 const PROBE_TYPES: ProbeType[] = ['startup', 'readiness', 'liveness'];
@@ -73,6 +76,7 @@ export class ProbeManager implements ProbeResults, ContainerProbeStatus {
             if (this.workers.get(key) === w) this.workers.delete(key);
           },
           log: this.config.log ?? (() => {}),
+          timeline: this.config.timeline,
         };
         const w = new ProbeWorker(ctx, type, pod, c);
         this.workers.set(key, w);

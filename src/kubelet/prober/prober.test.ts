@@ -168,8 +168,9 @@ describe('httpGet probes', () => {
     const pending = prober.probe('readiness', pod, status, container('readiness', { httpGet: { path: '/hang', port }, timeoutSeconds: 2 }), 'c1');
     await arrived;
     await clock.advance(2_000);
-    assert.deepEqual(await pending, { result: 'Failure' });
-    assert.equal(recorder.events[0]!.message, `Readiness probe failed: Get "http://127.0.0.1:${port}/hang": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`);
+    const output = `Get "http://127.0.0.1:${port}/hang": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`;
+    assert.deepEqual(await pending, { result: 'Failure', output });
+    assert.equal(recorder.events[0]!.message, `Readiness probe failed: ${output}`);
   });
 
   it('probes HTTPS without verifying the certificate', async () => {

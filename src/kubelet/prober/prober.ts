@@ -26,6 +26,8 @@ export interface ProbeRunResult {
   result: 'Success' | 'Failure';
   /** Set when the probe errored: the worker throws the result away. */
   error?: string;
+  /** What a failed probe said (the Unhealthy event's text after "probe failed: "). */
+  output?: string;
 }
 
 /** What the worker calls; the Prober below, or a script in tests. */
@@ -68,7 +70,7 @@ export class Prober implements ProbeRunner {
         return { result: 'Success' };
       case 'failure':
         this.config.recorder.event(ref, 'Warning', CONTAINER_UNHEALTHY, `${name} probe failed: ${outcome.output}`);
-        return { result: 'Failure' };
+        return { result: 'Failure', output: outcome.output };
       default:
         return { result: 'Failure' };
     }

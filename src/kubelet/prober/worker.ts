@@ -7,7 +7,8 @@
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from '../../api/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import type { ProbeResult, ResultsManager } from './results.js';
-import { probeSpec, type ProbeRunner, type ProbeType } from './prober.js';
+import { probeSpec, probeTypeNames, type ProbeRunner, type ProbeType } from './prober.js';
+import { containerType, type KubeletTimeline } from '../timeline/timeline.js';
 
 /** What a worker reads from the status manager: the pod's latest status. */
 export interface PodStatusProvider {
@@ -26,6 +27,7 @@ export interface WorkerContext {
   startupResults: ResultsManager;
   onExit(worker: ProbeWorker): void;
   log(msg: string, err?: unknown): void;
+  timeline?: KubeletTimeline;
 }
 
 const initialValues: Record<ProbeType, ProbeResult> = { readiness: 'Failure', liveness: 'Success', startup: 'Unknown' };
@@ -181,6 +183,7 @@ export class ProbeWorker {
       this.resultRun = 1;
     }
     const threshold = result === 'Failure' ? (this.spec.failureThreshold ?? 3) : (this.spec.successThreshold ?? 1);
+    this.recordStep(result, threshold, probed.output);
     if (this.resultRun < threshold) return true;
 
     this.setResult(result);
@@ -190,6 +193,20 @@ export class ProbeWorker {
       this.resultRun = 0;
     }
     return true;
+  }
+
+  /** The timeline's view of one probe: every failure counted in a series, the first pass of startup and readiness. */
+  private recordStep(result: ProbeResult, threshold: number, output: string | undefined): void {
+    const timeline = this.ctx.timeline;
+    if (!timeline) return;
+    const step = { container: this.container.name, containerType: containerType(this.pod, this.container.name) };
+    if (result === 'Failure') {
+      const detail = `${probeTypeNames[this.type]} probe failed ${this.resultRun}/${threshold}${output ? `: ${output}` : ''}`;
+      timeline.series(this.pod, 'ProbeFailed', { ...step, detail, attributes: { probe: this.type, failures: this.resultRun, threshold, error: output ?? '' } });
+    } else if (this.resultRun === threshold && this.type !== 'liveness') {
+      const name = this.type === 'startup' ? 'StartupProbePassed' : 'ReadinessProbePassed';
+      timeline.once(this.pod, `${name}/${this.container.name}`, name, step);
+    }
   }
 }
 

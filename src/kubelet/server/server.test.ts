@@ -21,11 +21,13 @@ import { acceptWebSocket, translateRemoteCommand } from '../../streaming/remotec
 import { Channel, WS_PROTOCOL_V5 } from '../../streaming/remotecommand/constants.js';
 import { dialUpgrade, type UpgradeFailedError } from '../../streaming/upgrade.js';
 import type { StatsProvider } from '../stats/types.js';
+import { KubeletMetrics } from '../metrics/metrics.js';
 
 let dir: string;
 let pki: Pki;
 let otherPki: Pki;
 let server: KubeletServer;
+const metrics = new KubeletMetrics();
 const running = new Set(['c-now']);
 /** The API server's answer as upstream's default policy gives it: admins and the API server's kubelet client. */
 const reviewed: string[] = [];
@@ -78,7 +80,8 @@ before(async () => {
   const stats: StatsProvider = {
     getCPUAndMemoryStats: async () => ({ node: { nodeName: 'n1', cpu: { time: 1_000, usageCoreNanoSeconds: 2_500_000_000 }, memory: { time: 1_000, workingSetBytes: 1024 } }, pods: [] }),
   };
-  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0, nodeName: 'n1' }, serving, caPem: pki.ca.certPem, host, stats, authorizer, clock: realClock, logger: pino({ level: 'silent' }) });
+  metrics.observePodStart(1.2, 4.5);
+  server = new KubeletServer({ config: { nodeIP: '127.0.0.1', port: 0, nodeName: 'n1' }, serving, caPem: pki.ca.certPem, host, stats, metrics, authorizer, clock: realClock, logger: pino({ level: 'silent' }) });
   await server.start();
 });
 
@@ -194,6 +197,16 @@ test('/metrics/resource serves the resource metrics in the Prometheus text forma
   assert.equal((await get('/metrics/cadvisor', pki.admin)).code, 404);
   const node = await issueClientCertificate(pki, { commonName: 'system:node:n2', organizations: ['system:nodes'] });
   assert.equal((await get('/metrics/resource', node)).body, 'Forbidden (user=system:node:n2, verb=get, resource=nodes, subresource=metrics)');
+});
+
+test('/metrics serves the kubelet\'s own metrics: the pod start-up SLIs', async () => {
+  const r = await get('/metrics', pki.admin);
+  assert.equal(r.code, 200);
+  assert.match(r.type ?? '', /^text\/plain; version=0\.0\.4/);
+  assert.match(r.body, /^kubelet_pod_start_sli_duration_seconds_bucket\{le="2"\} 1$/m);
+  assert.match(r.body, /^kubelet_pod_start_total_duration_seconds_sum 4\.5$/m);
+  const node = await issueClientCertificate(pki, { commonName: 'system:node:n2', organizations: ['system:nodes'] });
+  assert.equal((await get('/metrics', node)).body, 'Forbidden (user=system:node:n2, verb=get, resource=nodes, subresource=metrics)');
 });
 
 test('exec and attach upgrades are relayed to the runtime streaming server, with the same authentication', async () => {

@@ -1,5 +1,5 @@
 // The kubelet's HTTPS API (upstream's pkg/kubelet/server): /healthz, /pods,
-// /containerLogs/{namespace}/{pod}/{container} and /metrics/resource, on the node's address with a serving certificate
+// /containerLogs/{namespace}/{pod}/{container}, /metrics and /metrics/resource, on the node's address with a serving certificate
 // from the cluster CA. Every request needs a client certificate from that CA (anonymous auth off:
 // 401), and the API server must allow it through a SubjectAccessReview (auth.ts; refused: 403 with
 // upstream's message). exec, attach and portForward relay upgrades to the runtime's streaming
@@ -51,6 +51,8 @@ export interface KubeletServerOptions {
   host: KubeletHost;
   /** Feeds /metrics/resource; without one that path is 404. */
   stats?: StatsProvider;
+  /** The kubelet's own metrics on /metrics; without them that path is 404. */
+  metrics?: { contentType: string; render(): Promise<string> };
   clock: Clock;
   logger: Logger;
 }
@@ -176,8 +178,15 @@ export class KubeletServer {
     res.end(body);
   }
 
-  /** /metrics/resource; the other /metrics paths (cadvisor, probes) are not served. */
+  /** /metrics and /metrics/resource; the other /metrics paths (cadvisor, probes) are not served. */
   private async metrics(res: ServerResponse, parts: string[]): Promise<void> {
+    const own = this.opts.metrics;
+    if (parts.length === 1 && own) {
+      const text = await own.render();
+      res.writeHead(200, { 'Content-Type': own.contentType, 'Content-Length': String(Buffer.byteLength(text)) });
+      res.end(text);
+      return;
+    }
     const stats = this.opts.stats;
     if (parts.length !== 2 || parts[1] !== 'resource' || !stats) throw new HttpError(404, '404 page not found');
     let text: string;

@@ -35,6 +35,8 @@ export interface StatusManagerConfig {
   retryInitialMs?: number;
   retryMaxMs?: number;
   log?: (msg: string, err?: unknown) => void;
+  /** Told of each status the API server accepted (the timeline's Ready and StatusFinal). */
+  onWritten?: (pod: Pod, status: PodStatus) => void;
 }
 
 interface Entry {
@@ -182,6 +184,7 @@ export class StatusManager {
       const updated = await this.config.client.patchPodStatus(namespace, name, statusPatch(uid, e.written, status));
       e.written = status;
       e.retryMs = this.retryInitialMs;
+      this.config.onWritten?.(e.pod, status);
       if (updated?.metadata) e.pod = { ...e.pod, metadata: { ...e.pod.metadata, ...updated.metadata } };
     } catch (err) {
       // Gone, or replaced by a pod of the same name (UID precondition): nothing left to write to.
