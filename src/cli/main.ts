@@ -5,11 +5,12 @@ import { agentCommand, imagesCli, nodeUsage, resetCommand, upCommand } from './n
 import { simCommand, simUsage } from '../sim/sim.js';
 import { failureText } from './report.js';
 import { kubeconfigCommand, kubeconfigUsage } from './kubeconfig.js';
+import { timelineCommand, timelineUsage, whyCommand } from './timeline.js';
 
 const usage = `Usage: kite <command> [flags]
 
 Commands:
-${serverUsage}${nodeUsage}${kubeconfigUsage}${simUsage}`;
+${serverUsage}${nodeUsage}${kubeconfigUsage}${timelineUsage}${simUsage}`;
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
@@ -26,6 +27,10 @@ async function main(): Promise<void> {
       return imagesCli(rest);
     case 'kubeconfig':
       return kubeconfigCommand(rest);
+    case 'timeline':
+      return timelineCommand(rest);
+    case 'why':
+      return whyCommand(rest);
     case 'sim':
       return simCommand(rest);
     case undefined:

@@ -115,6 +115,16 @@ const cases: Case[] = [
     reason: 'ContainerCreating',
   },
   {
+    name: 'ContainerCreating with only the API server steps: the status decides',
+    input: {
+      pod: bound({ phase: 'Pending', containerStatuses: [waiting('ContainerCreating')] }),
+      node: readyNode,
+      timeline: timeline([{ step: 'Persisted', component: 'kube-apiserver', start: microTime(now - 3000) }]),
+    },
+    message: 'ContainerCreating: waiting for kubelet on node-1 to create container app',
+    reason: 'ContainerCreating',
+  },
+  {
     name: 'image pull back-off with the next retry from the timeline',
     input: {
       pod: bound({ phase: 'Pending', containerStatuses: [waiting('ImagePullBackOff', 'Back-off pulling image "nope:1"')] }),
@@ -269,6 +279,57 @@ const cases: Case[] = [
     },
     message: 'Terminating for 10s: kubelet on node-1 is running the preStop hook of app (grace period 30s, SIGKILL at 14:10:20)',
     reason: 'Terminating',
+  },
+  {
+    name: 'PodInitializing: init done, the app container being created',
+    input: {
+      pod: bound(
+        { phase: 'Pending', initContainerStatuses: [{ ...running({ name: 'init' }), state: { terminated: { exitCode: 0, reason: 'Completed' } } }], containerStatuses: [waiting('PodInitializing')] },
+        { initContainers: [{ name: 'init', image: 'busybox:1.36' }] },
+      ),
+      node: readyNode,
+    },
+    message: 'PodInitializing: waiting for kubelet on node-1 to create container app',
+    reason: 'ContainerCreating',
+  },
+  {
+    name: 'NotReady: one container completed while another runs',
+    input: {
+      pod: bound(
+        { phase: 'Running', containerStatuses: [{ ...running({ name: 'job' }), state: { terminated: { exitCode: 0, reason: 'Completed' } } }, running({ name: 'app', ready: true })] },
+        { containers: [{ name: 'job', image: 'x' }, { name: 'app', image: 'x' }] },
+      ),
+      node: readyNode,
+    },
+    message: 'NotReady: container job exited while others run',
+    reason: 'ContainersCompleted',
+  },
+  {
+    name: 'ExitCode:N (no reason from the runtime), restartPolicy OnFailure',
+    input: { pod: bound({ phase: 'Running', containerStatuses: [{ ...running(), state: { terminated: { exitCode: 2, finishedAt: ts(300_000) } } }] }, { restartPolicy: 'OnFailure' }), node: readyNode },
+    message: 'ExitCode:2: container app exited 2 at 14:05:00; kubelet on node-1 restarts it (restartPolicy OnFailure)',
+    reason: 'Error',
+  },
+  {
+    name: 'ContainerStatusUnknown',
+    input: { pod: bound({ phase: 'Failed', containerStatuses: [{ ...running(), state: { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } } }] }, { restartPolicy: 'Never' }) },
+    message: 'ContainerStatusUnknown: container app exited 137; restartPolicy Never: it stays stopped; nothing replaces it (no controller owns it)',
+    reason: 'ContainerStatusUnknown',
+  },
+  {
+    name: 'Unknown: NodeLost and deleted, the node silent',
+    input: {
+      pod: bound({ phase: 'Running', reason: 'NodeLost', containerStatuses: [running({ ready: true })] }, {}, { deletionTimestamp: ts(600_000), deletionGracePeriodSeconds: 30 }),
+      node: { metadata: { name: 'node-1' }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastTransitionTime: ts(60_000) }] } },
+    },
+    message: 'Unknown for 30s: kubelet on node-1 is unreachable since 14:01:00; the pod goes when the node returns or is deleted',
+    reason: 'NodeUnreachable',
+  },
+  {
+    name: 'deleted and stopped, the object not removed yet',
+    input: { pod: bound({ phase: 'Succeeded', containerStatuses: [{ ...running(), state: { terminated: { exitCode: 0, reason: 'Completed' } } }] }, {}, { deletionTimestamp: ts(590_000) }), node: readyNode },
+    message: 'Completed: deleted and stopped; waiting for kubelet on node-1 to remove the pod object',
+    reason: 'Deleting',
   },
   {
     name: 'deleted, only the timeline left',

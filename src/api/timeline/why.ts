@@ -122,6 +122,11 @@ export function explainPod(input: WhyInput): Why {
   const status = summarizePod(pod).reason || 'Pending';
   if (pod.metadata?.deletionTimestamp && !isPodPhaseTerminal(pod.status?.phase)) return terminating(input, pod, status);
   if (pod.metadata?.deletionTimestamp && pod.metadata.finalizers?.length) return finalizersLeft(pod, 'Terminating');
+  if (pod.metadata?.deletionTimestamp) {
+    // Stopped and deleted: the kubelet removes the object once its status is final.
+    const node = pod.spec?.nodeName;
+    return why(status, 'Deleting', node ? `kubelet/${node}` : 'kube-apiserver', `deleted and stopped; waiting for ${node ? `kubelet on ${node}` : 'the API server'} to remove the pod object`);
+  }
   if (status === 'SchedulingGated') {
     const gates = (pod.spec?.schedulingGates ?? []).map((g) => g.name).join(', ');
     return why(status, 'SchedulingGated', 'the gates’ owner', `waiting for scheduling gates ${gates} to be removed; the scheduler does not try before`);
@@ -146,13 +151,16 @@ export function explainPod(input: WhyInput): Why {
     return creating(input, pod, status);
   }
   if (pod.status?.phase === 'Succeeded' || status === 'Completed') return completed(input, pod, status);
-  if (pod.status?.phase === 'Failed' || terminatedStatus(status)) return failed(input, pod, status);
+  if (pod.status?.phase === 'Failed' || terminatedStatus(pod, status)) return failed(input, pod, status);
   if (status === 'Running' || status === 'NotReady') return running(input, pod, status);
   if (status === 'Unknown') return why(status, 'Unknown', `kubelet/${nodeName}`, `kubelet on ${nodeName} has not reported the pod's state`);
   return why(status, status, `kubelet/${nodeName}`, pod.status?.message ?? `kubelet on ${nodeName} reports ${status}`);
 }
 
-const terminatedStatus = (s: string): boolean => s === 'Error' || s === 'OOMKilled' || s.startsWith('ExitCode:') || s.startsWith('Signal:');
+/** STATUS is a container's termination reason (Error, OOMKilled, ExitCode:N, ContainerStatusUnknown, ...). */
+function terminatedStatus(pod: Pod, status: string): boolean {
+  return (pod.status?.containerStatuses ?? []).some((cs) => cs.state?.terminated && terminatedReason(cs.state.terminated) === status && status !== 'Completed');
+}
 
 // --- scheduling ---
 
@@ -270,10 +278,12 @@ function creating(input: WhyInput, pod: Pod, status: string, container?: string)
   if (sandbox && !lastStep(tl, 'SandboxCreated')) return why(status, 'FailedCreatePodSandBox', kubelet, `the pod sandbox cannot be created on ${node}: ${sandbox.message ?? ''}; kubelet retries`);
   const bound = lastStep(tl, 'Bound');
   const since = bound ? ` (bound ${humanDuration(input.now - stepMillis(bound.start))} ago)` : '';
+  // The kubelet's own steps say how far it got; without any, the pod's status is all there is.
+  const kubeletRecords = tl?.steps.some((s) => s.component.startsWith('kubelet/')) ?? false;
   let what: string;
-  if (tl?.steps.length && !lastStep(tl, 'KubeletAdmitted')) what = 'to admit the pod';
-  else if (tl?.steps.length && !lastStep(tl, 'SandboxCreated')) what = 'to create the pod sandbox';
-  else if (tl?.steps.length && !lastStep(tl, 'PodIPAssigned')) what = 'to assign the pod IP';
+  if (kubeletRecords && !lastStep(tl, 'KubeletAdmitted')) what = 'to admit the pod';
+  else if (kubeletRecords && !lastStep(tl, 'SandboxCreated')) what = 'to create the pod sandbox';
+  else if (kubeletRecords && !lastStep(tl, 'PodIPAssigned')) what = 'to assign the pod IP';
   else if (container) what = `to create container ${container}`;
   else if (!pod.status?.containerStatuses?.length) what = 'to start the pod';
   else what = 'to create the containers';
@@ -447,7 +457,8 @@ function completed(input: WhyInput, pod: Pod, status: string): Why {
 
 function failed(input: WhyInput, pod: Pod, status: string): Why {
   const node = pod.spec?.nodeName ?? '';
-  const cs = [...(pod.status?.containerStatuses ?? [])].reverse().find((c) => c.state?.terminated && (c.state.terminated.exitCode ?? 0) !== 0);
+  const statuses = [...(pod.status?.containerStatuses ?? [])].reverse();
+  const cs = statuses.find((c) => c.state?.terminated && terminatedReason(c.state.terminated) === status) ?? statuses.find((c) => c.state?.terminated && (c.state.terminated.exitCode ?? 0) !== 0);
   const t = cs?.state?.terminated;
   if (!cs || !t) {
     const reason = pod.status?.reason ?? status;
@@ -460,7 +471,7 @@ function failed(input: WhyInput, pod: Pod, status: string): Why {
   const limit = pod.spec?.containers?.find((c) => c.name === cs.name)?.resources?.limits?.memory;
   const what = t.reason === 'OOMKilled' ? `container ${cs.name} ran out of memory${limit ? ` (limit ${limit})` : ''} and was killed (exit ${t.exitCode ?? 137})${at}` : `container ${cs.name} exited ${t.exitCode ?? 0}${t.signal ? ` (signal ${t.signal})` : ''}${at}`;
   const after = restarts ? `kubelet on ${node} restarts it (restartPolicy ${policy})` : `restartPolicy ${policy}: it stays stopped; ${ownerPhrase(pod, input)}`;
-  return why(status, t.reason === 'OOMKilled' ? 'OOMKilled' : 'Error', restarts ? `kubelet/${node}` : 'nobody', `${what}${logSuffix(input, cs.name, ', last log line ')}; ${after}`);
+  return why(status, t.reason === 'OOMKilled' || t.reason === 'ContainerStatusUnknown' ? t.reason : 'Error', restarts ? `kubelet/${node}` : 'nobody', `${what}${logSuffix(input, cs.name, ', last log line ')}; ${after}`);
 }
 
 function evicted(input: WhyInput, pod: Pod): Why {
