@@ -141,7 +141,8 @@ export async function agentCommand(argv: string[]): Promise<void> {
     network: networkOptions(args),
     cgroupRoot: cgroupRootFlag(args),
     kubeletConfig: await kubeletConfigFlags(args),
-    clusterDnsUpstream: upstreamFlag(args),    clock: realClock,
+    clusterDnsUpstream: upstreamFlag(args),
+    clock: realClock,
     logger,
   });
   onSignals(logger, () => agent.stop());
@@ -186,6 +187,8 @@ export async function upCommand(argv: string[]): Promise<void> {
     cgroupRoot: cgroupRootFlag(args),
     kubeletConfig,
     clusterDnsUpstream,
+    // --pod-timeline=false: the kubelet records nothing either.
+    podTimeline: opts.podTimeline?.enabled !== false,
   }, (err) => {
     logger.error({ err }, 'the node agent thread died; stopping');
     void server.stop().finally(() => process.exit(1));

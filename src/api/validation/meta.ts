@@ -50,6 +50,8 @@ export function validateLabels(labels: unknown, p: Path): FieldError[] {
 }
 
 const totalAnnotationSizeLimit = 256 * 1024;
+// UTF-8 sizes without Node's Buffer: the console bundles this file's module graph for the browser.
+const utf8 = new TextEncoder();
 
 export function validateAnnotations(annotations: unknown, p: Path): FieldError[] {
   const errs: FieldError[] = [];
@@ -57,7 +59,7 @@ export function validateAnnotations(annotations: unknown, p: Path): FieldError[]
   for (const [k, v] of Object.entries(strMap(annotations))) {
     // Keys are qualified names except that case does not matter.
     errs.push(...invalidEach(p, k, qualifiedNameErrors(k.toLowerCase())));
-    size += Buffer.byteLength(k) + Buffer.byteLength(str(v));
+    size += utf8.encode(k).length + utf8.encode(str(v)).length;
   }
   if (size > totalAnnotationSizeLimit) errs.push(tooLong(p, '', totalAnnotationSizeLimit));
   return errs;
