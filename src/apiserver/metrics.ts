@@ -59,7 +59,15 @@ export class ApiMetrics {
     res.once('close', () => this.longRunning.dec(labels));
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  /** Another component's Prometheus text served on the same /metrics (kite server's scheduler thread). */
+  private readonly sources: (() => Promise<string>)[] = [];
+
+  addSource(source: () => Promise<string>): void {
+    this.sources.push(source);
+  }
+
+  async render(): Promise<string> {
+    const parts = await Promise.all([this.registry.metrics(), ...this.sources.map((s) => s())]);
+    return parts.filter((p) => p !== '').join('\n');
   }
 }

@@ -18,7 +18,7 @@ import { TokenSigner, defaultServiceAccountIssuer, expirationExtensionSeconds, o
 import type { TokenIssuer } from './handlers/tokenrequest.js';
 import type { Worker } from 'node:worker_threads';
 import type { RestConfig } from '../client/rest.js';
-import { startThread, stopThread } from '../util/component-thread.js';
+import { startThread, stopThread, threadMetrics } from '../util/component-thread.js';
 import { closeServer } from '../util/http-server.js';
 import { EventSweeper } from './eventttl.js';
 import { KubeletClient } from './kubeletclient/client.js';
@@ -381,7 +381,9 @@ export class ApiServer implements Service {
       const [identity, entry] = entries[c];
       // Components record pod timeline steps only when the server keeps them.
       const options = c === 'controllers' ? this.controllerOptions() : { podTimeline: this.opts.podTimeline?.enabled !== false };
-      this.threads.push(startThread(entry, this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options));
+      const worker = startThread(entry, this.componentConfig(identity), (err) => logger.error({ err, component: c }, 'component thread failed'), options);
+      this.threads.push(worker);
+      if (c === 'scheduler') this.metrics.addSource(() => threadMetrics(worker));
     }
     this.metricsApi.start();
     this.ready = true;

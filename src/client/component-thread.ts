@@ -18,7 +18,12 @@ export interface ThreadOptions {
   leaseName: string;
   logger: Logger;
   /** Builds a fresh component for each term of leadership; options are what startThread was given. */
-  make: (rest: RestConfig, options: unknown) => Service;
+  make: (rest: RestConfig, options: unknown) => ThreadComponent;
+}
+
+/** A component, and its Prometheus text if it keeps metrics (threadMetrics asks for it). */
+export interface ThreadComponent extends Service {
+  metrics?(): Promise<string>;
 }
 
 const leaseNamespace = 'kube-system';
@@ -31,6 +36,7 @@ export function runInThread(opts: ThreadOptions): void {
   const identity = `${hostname()}_${randomUUID()}`;
   const stopping = new AbortController();
   let term: Promise<void> = Promise.resolve();
+  let current: ThreadComponent | undefined;
   const elector = new LeaderElector({
     lock: new LeaseLock(leases, leaseNamespace, opts.leaseName, identity),
     releaseOnCancel: true,
@@ -39,9 +45,11 @@ export function runInThread(opts: ThreadOptions): void {
       onStartedLeading: (leading) => {
         opts.logger.info({ lease: opts.leaseName, identity }, 'became leader');
         const component = opts.make(rest, options);
+        current = component;
         const started = component.start().catch((err: unknown) => opts.logger.error({ err, component: component.name }, 'start failed'));
         term = new Promise<void>((resolve) => leading.addEventListener('abort', () => resolve(), { once: true })).then(async () => {
           await started;
+          if (current === component) current = undefined;
           await component.stop();
         });
       },
@@ -56,6 +64,14 @@ export function runInThread(opts: ThreadOptions): void {
     }
   })();
   parentPort!.on('message', (m: ThreadMessage) => {
+    if (typeof m === 'object' && 'metricsRequest' in m) {
+      const id = m.metricsRequest;
+      void (current?.metrics?.() ?? Promise.resolve('')).then(
+        (text) => parentPort!.postMessage({ metricsResponse: id, text } satisfies ThreadMessage),
+        () => parentPort!.postMessage({ metricsResponse: id, text: '' } satisfies ThreadMessage),
+      );
+      return;
+    }
     if (m !== 'stop') return;
     stopping.abort();
     void campaign.finally(() => {

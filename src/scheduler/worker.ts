@@ -17,7 +17,7 @@ runInThread({
     // kite server passes --pod-timeline: off, the scheduler records nothing.
     const timeline = (options as { podTimeline?: boolean } | undefined)?.podTimeline === false ? undefined : new BatchingTimelineRecorder({ rest, clock: realClock, logger });
     const scheduler = new Scheduler({ client: new Client(rest), clock: realClock, logger, timeline });
-    return service(
+    const component = service(
       'kube-scheduler',
       () => scheduler.start(),
       async () => {
@@ -26,5 +26,6 @@ runInThread({
         rest.close();
       },
     );
+    return { ...component, metrics: () => scheduler.metrics.registry.metrics() };
   },
 });

@@ -83,6 +83,9 @@ ${spec}  containers:
       `steps in order: ${names.join(', ')}`,
     );
     assert.equal(stepsOf(uid, 'Ready')[0]?.component, `kubelet/${node}`);
+    // The scheduler thread's SLI is served on the API server's /metrics, observed for this binding (one attempt).
+    const metrics = k(['get', '--raw', '/metrics']);
+    assert.match(metrics, /^scheduler_pod_scheduling_sli_duration_seconds_count\{attempts="1"\} [1-9]/m);
   });
 
   it('a pod behind a Service shows EndpointAdded (ready) from the EndpointSlice controller', async () => {
