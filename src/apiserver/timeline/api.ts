@@ -107,6 +107,8 @@ async function createBatch(ctx: ResourceContext, user: UserInfo, store: Timeline
     records.push({ pod: { ...rec.pod, ...known, ...podFacts(pod) }, steps: rec.steps });
   }
   store.record(records);
+  // Answered once durable: a recorder drops what it was told is kept.
+  await store.committed();
   if (refused.length) {
     const named = refused.slice(0, 3).join(', ') + (refused.length > 3 ? ` and ${refused.length - 3} more` : '');
     addResponseWarning(ctx.res, `steps for ${named} dropped: node ${node} may record steps only for pods bound to it`);

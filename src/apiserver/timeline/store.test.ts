@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { microTime } from '../../api/time.js';
 import type { TimelineStep, TimelineStepName } from '../../api/timeline/types.js';
@@ -184,6 +185,36 @@ describe('TimelineStore persistence', () => {
       second.store.record([{ pod: pod('u1'), steps: [step('Ready', 20)] }]);
       assert.equal(second.store.get('default', 'u1')!.metadata.resourceVersion, String(rv + 1));
       await second.store.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes behind: the changes of one window go in one commit, and committed() resolves only after it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
+    try {
+      const file = join(dir, 'timeline.db');
+      const { store, clock } = await storeWith({ file, commitDelayMs: 10 });
+      const stored = () => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return (db.prepare('SELECT uid, body FROM timelines ORDER BY uid').all() as { uid: string; body: string }[]).map((r) => `${r.uid} ${(JSON.parse(r.body) as { steps: unknown[] }).steps.length}`);
+        } finally {
+          db.close();
+        }
+      };
+      await store.committed();
+      store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+      store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }, { pod: pod('u2'), steps: [step('RequestReceived', 0)] }]);
+      let answered = false;
+      const committed = store.committed().then(() => (answered = true));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(answered, false, 'not answered before the commit');
+      assert.deepEqual(stored(), [], 'nothing written yet');
+      await clock.advance(10);
+      await committed;
+      assert.deepEqual(stored(), ['u1 2', 'u2 1'], 'both batches, each pod as merged last');
+      await store.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

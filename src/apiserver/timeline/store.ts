@@ -1,13 +1,15 @@
-// The pod timeline store: one PodTimeline per pod UID, in memory, written through to a SQLite side
-// file (DATA/timeline.db) in one transaction per accepted batch, so a batch answered 201 survives a
-// restart. It is this API server's own file even with etcd storage: each API server keeps the steps
+// The pod timeline store: one PodTimeline per pod UID, in memory, written behind to a SQLite side
+// file (DATA/timeline.db): the records changed within `commitDelayMs` go in one transaction, each
+// pod's timeline serialized once however many batches touched it. Durable means committed: the
+// batch API answers 201 only after `committed()`, so an answered batch survives a crash (SQLite WAL,
+// synchronous=NORMAL: an OS crash may lose the last commits, a process crash does not). It is this API server's own file even with etcd storage: each API server keeps the steps
 // it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
 // with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
 // records past the retention after their pod's deletion; a global cap evicts deleted pods' records
 // first, then the oldest.
 import Database from 'better-sqlite3';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { expired } from '../../api/errors.js';
+import { expired, internalError } from '../../api/errors.js';
 import { microTime, rfc3339 } from '../../api/time.js';
 import { timelineAPIVersion, type PodTimeline, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
@@ -57,6 +59,8 @@ export interface TimelineStoreOptions {
   maxStepsPerPod?: number;
   /** Watch events kept for resuming (default 1,000). */
   historySize?: number;
+  /** How long changes gather before one transaction writes them (default 10 ms). */
+  commitDelayMs?: number;
   /** How often retention runs (default 60 s). */
   sweepIntervalMs?: number;
   /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
@@ -94,6 +98,10 @@ export class TimelineStore implements Service {
   private upsert?: Database.Statement<[string, string]>;
   private remove?: Database.Statement<[string]>;
   private sweeper?: Timer;
+  /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
+  private readonly dirty = new Map<string, boolean>();
+  private commitTimer?: Timer;
+  private waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   private readonly retentionMs: number;
   private readonly maxPods: number;
   private readonly maxSteps: number;
@@ -134,6 +142,7 @@ export class TimelineStore implements Service {
   async stop(): Promise<void> {
     this.sweeper?.cancel();
     for (const w of this.watchers) this.watchers.delete(w);
+    this.commit();
     this.db?.close();
     this.db = undefined;
   }
@@ -274,13 +283,45 @@ export class TimelineStore implements Service {
     return evicted;
   }
 
+  /** Resolves once everything recorded so far is in the file (at once without one). */
+  committed(): Promise<void> {
+    if (!this.commitTimer) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Marks records to write behind; the first change after a commit schedules the next. */
   private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
+    if (!this.db) return;
+    for (const t of written) this.dirty.set(t.metadata.name!, true);
+    for (const t of removed) this.dirty.set(t.metadata.name!, false);
+    this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
+  }
+
+  /** Writes every changed record in one transaction, then answers who waited for it. */
+  private commit(): void {
+    this.commitTimer?.cancel();
+    this.commitTimer = undefined;
+    const waiters = this.waiters;
+    this.waiters = [];
     const db = this.db;
-    if (!db) return;
-    db.transaction(() => {
-      for (const t of written) if (this.timelines.has(t.metadata.name!)) this.upsert!.run(t.metadata.name!, JSON.stringify(t));
-      for (const t of removed) this.remove!.run(t.metadata.name!);
-    })();
+    if (db && this.dirty.size) {
+      try {
+        db.transaction(() => {
+          for (const [uid, keep] of this.dirty) {
+            const t = keep ? this.timelines.get(uid) : undefined;
+            if (t) this.upsert!.run(uid, JSON.stringify(t));
+            else this.remove!.run(uid);
+          }
+        })();
+      } catch (err) {
+        // Kept marked: the next change's commit tries them again.
+        this.opts.logger.error({ err }, 'writing pod timelines failed');
+        for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
+        return;
+      }
+      this.dirty.clear();
+    }
+    for (const w of waiters) w.resolve();
   }
 
   private announceEvicted(evicted: readonly PodTimeline[]): void {
