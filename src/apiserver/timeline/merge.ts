@@ -18,9 +18,19 @@ function sameSeries(a: TimelineStep, b: TimelineStep): boolean {
   return a.step === b.step && (a.container ?? '') === (b.container ?? '') && probeOf(a) === probeOf(b);
 }
 
+/** Attributes are flat (strings, numbers, booleans): equal when they hold the same keys and values. */
+function sameAttributes(a: TimelineStep['attributes'], b: TimelineStep['attributes']): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
+  return true;
+}
+
 /** The same step sent twice: same series, recorder, start and facts (the cheap fields first). */
 function sameStep(a: TimelineStep, b: TimelineStep): boolean {
-  return a.start === b.start && a.component === b.component && sameSeries(a, b) && JSON.stringify(a.attributes ?? '') === JSON.stringify(b.attributes ?? '');
+  return a.start === b.start && a.component === b.component && sameSeries(a, b) && sameAttributes(a.attributes, b.attributes);
 }
 
 /** The latest of steps that `same` matches: a batch adds a few steps to a short list, so a scan from the end beats indexing every stored step. */

@@ -101,6 +101,7 @@ export class TimelineStore implements Service {
   /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
   private readonly dirty = new Map<string, boolean>();
   private commitTimer?: Timer;
+  private readonly stepJson = new WeakMap<TimelineStep, string>();
   private waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   private readonly retentionMs: number;
   private readonly maxPods: number;
@@ -289,6 +290,21 @@ export class TimelineStore implements Service {
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
+  /**
+   * A record's JSON, its steps written from a text kept per step: steps are never changed once
+   * merged (a merge makes new arrays), so a pod written again serializes only its new steps.
+   */
+  private encode(t: PodTimeline): string {
+    const { steps, ...rest } = t;
+    const parts: string[] = [];
+    for (const step of steps) {
+      let text = this.stepJson.get(step);
+      if (text === undefined) this.stepJson.set(step, (text = JSON.stringify(step)));
+      parts.push(text);
+    }
+    return `${JSON.stringify(rest).slice(0, -1)},"steps":[${parts.join(',')}]}`;
+  }
+
   /** Marks records to write behind; the first change after a commit schedules the next. */
   private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
     if (!this.db) return;
@@ -309,7 +325,7 @@ export class TimelineStore implements Service {
         db.transaction(() => {
           for (const [uid, keep] of this.dirty) {
             const t = keep ? this.timelines.get(uid) : undefined;
-            if (t) this.upsert!.run(uid, JSON.stringify(t));
+            if (t) this.upsert!.run(uid, this.encode(t));
             else this.remove!.run(uid);
           }
         })();
