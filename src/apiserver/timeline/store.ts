@@ -60,7 +60,7 @@ export interface TimelineStoreOptions {
   maxStepsPerPod?: number;
   /** Watch events kept for resuming (default 1,000). */
   historySize?: number;
-  /** How long changes gather before one transaction writes them (default 100 ms: a pod's steps from the API server, the scheduler and its kubelet often land in one). */
+  /** How long changes gather before one transaction writes them (default 10 ms). */
   commitDelayMs?: number;
   /** How often retention runs (default 60 s). */
   sweepIntervalMs?: number;
@@ -316,7 +316,7 @@ export class TimelineStore implements Service {
     if (!this.db) return;
     for (const t of written) this.dirty.set(t.metadata.name!, true);
     for (const t of removed) this.dirty.set(t.metadata.name!, false);
-    this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 100, () => this.commit());
+    this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
   }
 
   /** Writes every changed record in one transaction, then answers who waited for it. */
