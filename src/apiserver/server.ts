@@ -47,7 +47,7 @@ import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
 import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
-import { PodStepQueue, watchPodDeletions } from './timeline/trace.js';
+import { PodStepQueue } from './timeline/trace.js';
 import { PodIndex } from './timeline/podindex.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
@@ -195,7 +195,8 @@ export class ApiServer implements Service {
   private timeline?: TimelineStore;
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;
-  private stopPodDeletions?: () => void;
+  private readonly timelinePods = new PodIndex();
+  private stopTimelinePods?: () => void;
   private otlpSink?: OtlpTimelineSink;
 
   constructor(private readonly opts: ApiServerOptions) {
@@ -242,19 +243,19 @@ export class ApiServer implements Service {
     // What else hears of recorded steps (the OTLP exporter): pushed here.
     const timelineSinks: TimelineSink[] = [];
     if (this.opts.otlpEndpoint) timelineSinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
-    const pods = new PodIndex({ version: () => this.registries.cacheChanges('pods'), pods: () => this.registries.cachedList('pods') });
     this.timeline = new TimelineStore({
       ...this.opts.podTimeline,
       file: join(dataDir, 'timeline.db'),
       sinks: timelineSinks,
-      podExists: (uid) => pods.get(uid) !== undefined,
+      podExists: (uid) => this.timelinePods.get(uid) !== undefined,
       clock: this.clock,
       logger,
     });
     await this.timeline.start();
     if (this.timeline.enabled) {
       this.podSteps = new PodStepQueue(this.timeline, this.clock);
-      this.stopPodDeletions = await watchPodDeletions(this.registries, this.podSteps, this.clock, logger);
+      const steps = this.podSteps;
+      this.stopTimelinePods = await this.timelinePods.watch(this.registries, logger, (pod) => steps.deleted(pod, this.clock.now()));
     }
 
     const issuer = await this.tokenIssuer();
@@ -316,7 +317,7 @@ export class ApiServer implements Service {
     });
     for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient, tokens: issuer })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
-    router.register(timelineGroupVersion({ store: this.timeline, pods: { version: () => reg.cacheChanges('pods'), pods: () => reg.cachedList('pods') }, clock: this.clock }));
+    router.register(timelineGroupVersion({ store: this.timeline, pods: this.timelinePods, clock: this.clock }));
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
     const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
     for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
@@ -519,7 +520,7 @@ export class ApiServer implements Service {
       for (const socket of this.upgraded) socket.destroy();
       await closeServer(this.server);
     }
-    this.stopPodDeletions?.();
+    this.stopTimelinePods?.();
     this.podSteps?.flush();
     await this.store?.close();
     await this.timeline?.stop();

@@ -2,6 +2,7 @@
 // validating phase every interested validating one; the first refusal (a thrown error) ends it.
 // The registry calls admit() before its own validation and validate() after, as upstream does.
 import type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin, ValidatingAdmissionPlugin } from './interface.js';
+import { deepClone } from '../../api/patch/json.js';
 import { changedPaths } from '../timeline/trace.js';
 
 export type AnyAdmissionPlugin = MutatingAdmissionPlugin | ValidatingAdmissionPlugin;
@@ -18,9 +19,10 @@ export class AdmissionChain {
 
   /** The mutating phase: plugins may change a.object in place. */
   async admit(a: AdmissionAttributes): Promise<void> {
-    // Only a traced pod write pays for the JSON that names what each plugin changed; each plugin's
-    // "after" is the next one's "before".
-    let before: string | undefined;
+    // Only a traced pod write pays for naming what each plugin changed: a copy of the object as the
+    // last plugin that changed it left it, compared in place (most plugins change nothing, so the
+    // copy is taken again only after one did).
+    let before: unknown;
     for (const p of this.mutating) {
       if (!p.handles(a)) continue;
       const trace = a.timeline;
@@ -29,11 +31,11 @@ export class AdmissionChain {
         continue;
       }
       const start = trace.now();
-      before ??= JSON.stringify(a.object);
+      before ??= deepClone(a.object);
       await p.admit(a);
-      const after = JSON.stringify(a.object);
-      trace.admitted(p.name, 'mutating', start, after === before ? [] : changedPaths(JSON.parse(before), a.object));
-      before = after;
+      const mutated = changedPaths(before, a.object);
+      trace.admitted(p.name, 'mutating', start, mutated);
+      if (mutated.length) before = deepClone(a.object);
     }
   }
 

@@ -116,7 +116,7 @@ function randomSuffix(): string {
  * encoding. Walks both values and stops at the first difference, where encoding both (the obvious
  * way) costs two full serialisations on every write.
  */
-function stableEqual(a: unknown, b: unknown): boolean {
+export function stableEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {

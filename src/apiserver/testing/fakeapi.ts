@@ -22,6 +22,8 @@ import type { TokenIssuer } from '../handlers/tokenrequest.js';
 import { ignoreAnnotation } from '../chain.js';
 import type { TimelineStore } from '../timeline/store.js';
 import { timelineGroupVersion } from '../timeline/api.js';
+import { PodIndex } from '../timeline/podindex.js';
+import { newLogger } from '../../util/log.js';
 
 /** What kubectl's admin.kubeconfig authenticates as. */
 export const adminUser: UserInfo = { name: 'kubernetes-admin', groups: ['system:masters', 'system:authenticated'] };
@@ -59,16 +61,18 @@ export class FakeApi {
 
   /** The API server's own routes for the stored group versions, by group and version. */
   private readonly groupVersions: Map<string, APIGroupVersion>;
+  private readonly stopTimelinePods?: () => void;
 
   private constructor(
     readonly store: SqliteStore,
     readonly registries: Registries,
     clock: Clock,
     tokens?: TokenIssuer,
-    timeline?: TimelineStore,
+    timeline?: { store: TimelineStore; pods: PodIndex; stop: () => void },
   ) {
     const groupVersions = storageGroupVersions({ registries, clock, tokens });
-    if (timeline) groupVersions.push(timelineGroupVersion({ store: timeline, pods: { version: () => registries.cacheChanges('pods'), pods: () => registries.cachedList('pods') }, clock }));
+    if (timeline) groupVersions.push(timelineGroupVersion({ store: timeline.store, pods: timeline.pods, clock }));
+    this.stopTimelinePods = timeline?.stop;
     this.groupVersions = new Map(groupVersions.map((gv) => [`${gv.group}/${gv.version}`, gv]));
   }
 
@@ -84,7 +88,12 @@ export class FakeApi {
     const registries: Registries = new Registries({ store, clock, admitter, synchronousWatch: store.synchronousWatch });
     await registries.start();
     await bootstrapObjects(registries, { ip: '127.0.0.1', port: 6443 });
-    return new FakeApi(store, registries, clock, opts.tokens, opts.timeline);
+    let timeline: { store: TimelineStore; pods: PodIndex; stop: () => void } | undefined;
+    if (opts.timeline) {
+      const pods = new PodIndex();
+      timeline = { store: opts.timeline, pods, stop: await pods.watch(registries, newLogger('fakeapi')) };
+    }
+    return new FakeApi(store, registries, clock, opts.tokens, timeline);
   }
 
   /** A client that reaches this server as user (default: the cluster admin). */
@@ -98,6 +107,7 @@ export class FakeApi {
   }
 
   async stop(): Promise<void> {
+    this.stopTimelinePods?.();
     this.registries.stop();
     await this.store.close();
   }

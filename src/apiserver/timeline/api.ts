@@ -11,7 +11,6 @@ import { timelineResources } from '../../api/resources.js';
 import { timelineAPIVersion, timelineGroup, timelineVersion, type PodTimeline } from '../../api/timeline/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { UserInfo } from '../authn/user.js';
-import type { NodePodSource } from '../authz/node/authorizer.js';
 import { query } from '../handlers/context.js';
 import { checkTypeMeta, decodeObjectBody, readBody } from '../http/body.js';
 import { negotiateOutput, tableOptions, type Output } from '../http/negotiation.js';
@@ -20,7 +19,7 @@ import { toTable } from '../printers/table.js';
 import { resourceVersionSyntaxError } from '../registry/registry.js';
 import type { APIGroupVersion, ResourceContext } from '../router.js';
 import { decodeStepBatch } from './decode.js';
-import { PodIndex } from './podindex.js';
+import type { PodIndex } from './podindex.js';
 import { podFacts, type TimelineFilter, type TimelineRecord, type TimelineStore } from './store.js';
 
 const [timelinesResource, batchesResource] = timelineResources as [(typeof timelineResources)[0], (typeof timelineResources)[0]];
@@ -34,13 +33,13 @@ const maxBufferedBytes = 16 * 1024 * 1024;
 
 export interface TimelineApiDependencies {
   store: TimelineStore;
-  /** The pods as the API server's watch cache has them. */
-  pods: NodePodSource;
+  /** The pods by UID, as the API server's watch cache has them. */
+  pods: PodIndex;
   clock: Clock;
 }
 
 export function timelineGroupVersion(deps: TimelineApiDependencies): APIGroupVersion {
-  const index = new PodIndex(deps.pods);
+  const index = deps.pods;
   return {
     group: timelineGroup,
     version: timelineVersion,
@@ -108,6 +107,8 @@ async function createBatch(ctx: ResourceContext, user: UserInfo, store: Timeline
     records.push({ pod: { ...rec.pod, ...known, ...podFacts(pod) }, steps: rec.steps });
   }
   store.record(records);
+  // Answered once durable: a recorder drops what it was told is kept.
+  await store.committed();
   if (refused.length) {
     const named = refused.slice(0, 3).join(', ') + (refused.length > 3 ? ` and ${refused.length - 3} more` : '');
     addResponseWarning(ctx.res, `steps for ${named} dropped: node ${node} may record steps only for pods bound to it`);

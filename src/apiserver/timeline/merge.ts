@@ -4,15 +4,39 @@
 import type { TimelineStep } from '../../api/timeline/types.js';
 import { getOwn } from '../../util/own.js';
 
+const probeOf = (s: TimelineStep): string => {
+  const probe = s.attributes ? getOwn(s.attributes, 'probe') : undefined;
+  return probe === undefined ? '' : String(probe);
+};
+
 /** Steps of one series share this: the step, its container and the probe kind. */
 function seriesKey(s: TimelineStep): string {
-  const probe = s.attributes ? getOwn(s.attributes, 'probe') : undefined;
-  return `${s.step}\0${s.container ?? ''}\0${probe ?? ''}`;
+  return `${s.step}\0${s.container ?? ''}\0${probeOf(s)}`;
 }
 
-/** The same step sent twice: same series, recorder, start and facts. */
-function identityKey(s: TimelineStep): string {
-  return `${seriesKey(s)}\0${s.component}\0${s.start}\0${s.attributes ? JSON.stringify(s.attributes) : ''}`;
+function sameSeries(a: TimelineStep, b: TimelineStep): boolean {
+  return a.step === b.step && (a.container ?? '') === (b.container ?? '') && probeOf(a) === probeOf(b);
+}
+
+/** Attributes are flat (strings, numbers, booleans): equal when they hold the same keys and values. */
+function sameAttributes(a: TimelineStep['attributes'], b: TimelineStep['attributes']): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
+  return true;
+}
+
+/** The same step sent twice: same series, recorder, start and facts (the cheap fields first). */
+function sameStep(a: TimelineStep, b: TimelineStep): boolean {
+  return a.start === b.start && a.component === b.component && sameSeries(a, b) && sameAttributes(a.attributes, b.attributes);
+}
+
+/** The latest of steps that `same` matches: a batch adds a few steps to a short list, so a scan from the end beats indexing every stored step. */
+function lastMatch(steps: readonly TimelineStep[], step: TimelineStep, same: (a: TimelineStep, b: TimelineStep) => boolean): number | undefined {
+  for (let i = steps.length - 1; i >= 0; i--) if (same(steps[i]!, step)) return i;
+  return undefined;
 }
 
 /** Start times are normalized MicroTimes (same length, UTC), so they sort as strings. */
@@ -30,18 +54,9 @@ export interface MergeResult {
 export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly TimelineStep[], maxSteps: number): MergeResult {
   const steps = [...stored];
   const added: TimelineStep[] = [];
-  // Where each series and each step is now (the latest of a series): built once per merge.
-  const series = new Map<string, number>();
-  const identities = new Map<string, number>();
-  steps.forEach((s, i) => {
-    series.set(seriesKey(s), i);
-    identities.set(identityKey(s), i);
-  });
   let sorted = true;
   for (const step of incoming) {
-    const sKey = seriesKey(step);
-    const iKey = identityKey(step);
-    const at = step.count !== undefined ? series.get(sKey) : identities.get(iKey);
+    const at = lastMatch(steps, step, step.count !== undefined ? sameSeries : sameStep);
     if (at !== undefined) {
       // A series keeps its first start; the incoming row carries the latest count and lastTime.
       if (steps[at]!.start !== step.start) sorted = false;
@@ -50,9 +65,6 @@ export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly T
       if (steps.length > 0 && byStart(steps[steps.length - 1]!, step) > 0) sorted = false;
       steps.push(step);
     }
-    const i = at ?? steps.length - 1;
-    series.set(sKey, i);
-    identities.set(iKey, i);
     added.push(step);
   }
   if (!sorted) steps.sort(byStart);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { microTime } from '../../api/time.js';
 import type { TimelineStep, TimelineStepName } from '../../api/timeline/types.js';
@@ -183,6 +184,70 @@ describe('TimelineStore persistence', () => {
       assert.throws(() => second.store.watch({ namespace: '' }, rv - 1, () => {}), (err: unknown) => err instanceof StatusError && err.code === 410);
       second.store.record([{ pod: pod('u1'), steps: [step('Ready', 20)] }]);
       assert.equal(second.store.get('default', 'u1')!.metadata.resourceVersion, String(rv + 1));
+      await second.store.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes behind: the changes of one window go in one commit, committed() resolves only after it, and new steps are appended', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
+    try {
+      const file = join(dir, 'timeline.db');
+      const { store, clock } = await storeWith({ file, commitDelayMs: 10 });
+      // Each step row as `uid rowid step`, in order.
+      const stored = () => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return (db.prepare('SELECT uid, rowid AS id, body FROM timeline_steps ORDER BY uid, rowid').all() as { uid: string; id: number; body: string }[]).map((r) => `${r.uid} ${r.id} ${(JSON.parse(r.body) as TimelineStep).step}`);
+        } finally {
+          db.close();
+        }
+      };
+      await store.committed();
+      store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+      store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }, { pod: pod('u2'), steps: [step('RequestReceived', 0)] }]);
+      let answered = false;
+      const committed = store.committed().then(() => (answered = true));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(answered, false, 'not answered before the commit');
+      assert.deepEqual(stored(), [], 'nothing written yet');
+      await clock.advance(10);
+      await committed;
+      const first = stored();
+      assert.deepEqual(first.map((r) => r.replace(/ \d+ /, ' ')), ['u1 RequestReceived', 'u1 Persisted', 'u2 RequestReceived'], 'both batches');
+      store.record([{ pod: pod('u1'), steps: [step('Bound', 10)] }]);
+      await clock.advance(10);
+      const second = stored();
+      assert.deepEqual(second.slice(0, 2), first.slice(0, 2), "u1's stored rows are kept");
+      assert.match(second[2]!, /^u1 \d+ Bound$/, 'the new step appended');
+      // A step arriving out of order rewrites the record's rows, still in order.
+      store.record([{ pod: pod('u1'), steps: [step('Authenticated', 1)] }]);
+      await store.stop();
+      const reopened = await storeWith({ file });
+      assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Authenticated', 'Persisted', 'Bound']);
+      await reopened.store.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loads a file whose records carry their steps in the head (before steps had rows), and moves them on the next write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
+    try {
+      const file = join(dir, 'timeline.db');
+      const legacy = new Database(file);
+      legacy.exec('CREATE TABLE timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
+      const head = { apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimeline', metadata: { name: 'u1', namespace: 'default', resourceVersion: '7' }, pod: pod('u1') };
+      legacy.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?)').run('u1', JSON.stringify({ ...head, steps: [step('RequestReceived', 0)] }));
+      legacy.close();
+      const first = await storeWith({ file });
+      assert.deepEqual(first.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived']);
+      first.store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
+      await first.store.stop();
+      const second = await storeWith({ file });
+      assert.deepEqual(second.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted'], 'each step once');
+      assert.equal(second.store.resourceVersion, 8);
       await second.store.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,13 +1,16 @@
-// The pod timeline store: one PodTimeline per pod UID, in memory, written through to a SQLite side
-// file (DATA/timeline.db) in one transaction per accepted batch, so a batch answered 201 survives a
-// restart. It is this API server's own file even with etcd storage: each API server keeps the steps
+// The pod timeline store: one PodTimeline per pod UID, in memory, written behind to a SQLite side
+// file (DATA/timeline.db): the records changed within `commitDelayMs` go in one transaction, a
+// record's head (all but its steps) in `timelines` and its steps one row each in `timeline_steps`,
+// so a record that only gained steps writes those steps and its small head. Durable means committed: the
+// batch API answers 201 only after `committed()`, so an answered batch survives a crash (SQLite WAL,
+// synchronous=NORMAL: an OS crash may lose the last commits, a process crash does not). It is this API server's own file even with etcd storage: each API server keeps the steps
 // it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
 // with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
 // records past the retention after their pod's deletion; a global cap evicts deleted pods' records
 // first, then the oldest.
 import Database from 'better-sqlite3';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { expired } from '../../api/errors.js';
+import { expired, internalError } from '../../api/errors.js';
 import { microTime, rfc3339 } from '../../api/time.js';
 import { timelineAPIVersion, type PodTimeline, type TimelinePodRef, type TimelineStep } from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
@@ -57,6 +60,8 @@ export interface TimelineStoreOptions {
   maxStepsPerPod?: number;
   /** Watch events kept for resuming (default 1,000). */
   historySize?: number;
+  /** How long changes gather before one transaction writes them (default 10 ms). */
+  commitDelayMs?: number;
   /** How often retention runs (default 60 s). */
   sweepIntervalMs?: number;
   /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
@@ -91,9 +96,19 @@ export class TimelineStore implements Service {
   private readonly history: TimelineEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private db?: Database.Database;
-  private upsert?: Database.Statement<[string, string]>;
-  private remove?: Database.Statement<[string]>;
+  private sql?: {
+    upsertHead: Database.Statement<[string, string]>;
+    removeHead: Database.Statement<[string]>;
+    addStep: Database.Statement<[string, string]>;
+    removeSteps: Database.Statement<[string]>;
+  };
+  /** The steps each record had at its last commit: a record whose steps still start with them appends the rest. */
+  private readonly written = new Map<string, readonly TimelineStep[]>();
   private sweeper?: Timer;
+  /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
+  private readonly dirty = new Map<string, boolean>();
+  private commitTimer?: Timer;
+  private waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
   private readonly retentionMs: number;
   private readonly maxPods: number;
   private readonly maxSteps: number;
@@ -117,12 +132,27 @@ export class TimelineStore implements Service {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.exec('CREATE TABLE IF NOT EXISTS timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
-      this.upsert = db.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?) ON CONFLICT(uid) DO UPDATE SET body = excluded.body');
-      this.remove = db.prepare('DELETE FROM timelines WHERE uid = ?');
+      db.exec('CREATE TABLE IF NOT EXISTS timeline_steps (uid TEXT NOT NULL, body TEXT NOT NULL)');
+      db.exec('CREATE INDEX IF NOT EXISTS timeline_steps_uid ON timeline_steps (uid)');
+      this.sql = {
+        upsertHead: db.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?) ON CONFLICT(uid) DO UPDATE SET body = excluded.body'),
+        removeHead: db.prepare('DELETE FROM timelines WHERE uid = ?'),
+        addStep: db.prepare('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)'),
+        removeSteps: db.prepare('DELETE FROM timeline_steps WHERE uid = ?'),
+      };
+      const steps = new Map<string, TimelineStep[]>();
+      for (const row of db.prepare('SELECT uid, body FROM timeline_steps ORDER BY rowid').iterate() as IterableIterator<{ uid: string; body: string }>) {
+        let list = steps.get(row.uid);
+        if (!list) steps.set(row.uid, (list = []));
+        list.push(JSON.parse(row.body) as TimelineStep);
+      }
       const rows = db.prepare('SELECT uid, body FROM timelines ORDER BY rowid').all() as { uid: string; body: string }[];
       for (const row of rows) {
-        const t = JSON.parse(row.body) as PodTimeline;
+        // A head written before steps had their own rows carries them itself.
+        const head = JSON.parse(row.body) as Omit<PodTimeline, 'steps'> & { steps?: TimelineStep[] };
+        const t: PodTimeline = { ...head, steps: [...(head.steps ?? []), ...(steps.get(row.uid) ?? [])] };
         this.timelines.set(row.uid, t);
+        if (!head.steps) this.written.set(row.uid, t.steps);
         this.rv = Math.max(this.rv, Number(t.metadata.resourceVersion ?? 0));
       }
       this.db = db;
@@ -134,6 +164,7 @@ export class TimelineStore implements Service {
   async stop(): Promise<void> {
     this.sweeper?.cancel();
     for (const w of this.watchers) this.watchers.delete(w);
+    this.commit();
     this.db?.close();
     this.db = undefined;
   }
@@ -274,13 +305,63 @@ export class TimelineStore implements Service {
     return evicted;
   }
 
+  /** Resolves once everything recorded so far is in the file (at once without one). */
+  committed(): Promise<void> {
+    if (!this.commitTimer) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Marks records to write behind; the first change after a commit schedules the next. */
   private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
+    if (!this.db) return;
+    for (const t of written) this.dirty.set(t.metadata.name!, true);
+    for (const t of removed) this.dirty.set(t.metadata.name!, false);
+    this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
+  }
+
+  /** Writes every changed record in one transaction, then answers who waited for it. */
+  private commit(): void {
+    this.commitTimer?.cancel();
+    this.commitTimer = undefined;
+    const waiters = this.waiters;
+    this.waiters = [];
     const db = this.db;
-    if (!db) return;
-    db.transaction(() => {
-      for (const t of written) if (this.timelines.has(t.metadata.name!)) this.upsert!.run(t.metadata.name!, JSON.stringify(t));
-      for (const t of removed) this.remove!.run(t.metadata.name!);
-    })();
+    const sql = this.sql!;
+    if (db && this.dirty.size) {
+      const written: [string, readonly TimelineStep[] | undefined][] = [];
+      try {
+        db.transaction(() => {
+          for (const [uid, keep] of this.dirty) {
+            const t = keep ? this.timelines.get(uid) : undefined;
+            if (!t) {
+              sql.removeHead.run(uid);
+              sql.removeSteps.run(uid);
+              written.push([uid, undefined]);
+              continue;
+            }
+            const { steps, ...head } = t;
+            sql.upsertHead.run(uid, JSON.stringify(head));
+            const before = this.written.get(uid);
+            let from = before && before.length <= steps.length && before.every((s, i) => steps[i] === s) ? before.length : 0;
+            // Replaced, re-sorted or cut steps: the record's rows are written again.
+            if (from === 0) sql.removeSteps.run(uid);
+            for (; from < steps.length; from++) sql.addStep.run(uid, JSON.stringify(steps[from]));
+            written.push([uid, steps]);
+          }
+        })();
+      } catch (err) {
+        // Kept marked: the next change's commit tries them again.
+        this.opts.logger.error({ err }, 'writing pod timelines failed');
+        for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
+        return;
+      }
+      this.dirty.clear();
+      for (const [uid, steps] of written) {
+        if (steps) this.written.set(uid, steps);
+        else this.written.delete(uid);
+      }
+    }
+    for (const w of waiters) w.resolve();
   }
 
   private announceEvicted(evicted: readonly PodTimeline[]): void {

@@ -2,17 +2,12 @@
 // write (the chain's first filter makes it, authentication, authorization, admission and the registry
 // mark it), and when the request is done its steps go to a queue that is merged into the store off
 // the request path. Only pod writes carry a trace, so other resources pay nothing.
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, StoredObject } from '../../api/meta.js';
 import type { Pod } from '../../api/types.js';
 import { microTime } from '../../api/time.js';
 import type { TimelineStep } from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
-import type { Logger } from '../../util/log.js';
-import { everything } from '../../api/labels.js';
-import { everythingFields } from '../../api/fields.js';
-import { Selection } from '../registry/selection.js';
-import type { Registries } from '../registry/registries.js';
+import { stableEqual } from '../registry/registry.js';
 import type { UserInfo } from '../authn/user.js';
 import type { RequestInfo } from '../http/requestinfo.js';
 import { podFacts, type TimelineRecord, type TimelineStore } from './store.js';
@@ -119,7 +114,7 @@ function controllerName(user: UserInfo): string | undefined {
  * down through objects and same-length lists, naming the first level where they differ.
  */
 export function changedPaths(before: unknown, after: unknown, path = '', depth = 5): string[] {
-  if (isDeepStrictEqual(before, after)) return [];
+  if (stableEqual(before, after)) return [];
   const bothObjects = typeof before === 'object' && before !== null && typeof after === 'object' && after !== null;
   if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after)) return [path];
   if (Array.isArray(before) && Array.isArray(after)) {
@@ -166,38 +161,4 @@ export class PodStepQueue {
   deleted(pod: StoredObject, at: number): void {
     this.push([{ pod: { namespace: pod.metadata.namespace ?? '', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' }, steps: [{ step: 'Deleted', component, start: microTime(at) }] }]);
   }
-}
-
-/**
- * Deleted steps: the pods watch cache says when a pod leaves storage, whichever request (a delete,
- * the update that took the last finalizer off) made it go. Returns the watch's cancel.
- */
-export async function watchPodDeletions(registries: Registries, queue: PodStepQueue, clock: Clock, logger: Logger): Promise<() => void> {
-  const pods = registries.of('', 'pods');
-  let stopped = false;
-  let cancel = () => {};
-  const start = async (): Promise<void> => {
-    cancel = await pods.watch(
-      '',
-      { selection: new Selection(everything(), everythingFields()), resourceVersion: String(pods.cacheRevision()), sendInitialEvents: false },
-      {
-        event: (type, obj) => {
-          if (type === 'DELETED') queue.deleted(obj, clock.now());
-          return true;
-        },
-        fail: (err) => restart(err),
-        end: () => restart(undefined),
-      },
-    );
-  };
-  const restart = (err: unknown) => {
-    if (stopped) return;
-    logger.debug({ err }, 'pod deletions watch ended; watching again');
-    start().catch((e: unknown) => logger.warn({ err: e }, 'watching pod deletions for the timeline failed'));
-  };
-  await start();
-  return () => {
-    stopped = true;
-    cancel();
-  };
 }
