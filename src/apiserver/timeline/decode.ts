@@ -5,6 +5,8 @@ import { invalid as invalidObject } from '../../api/errors.js';
 import { invalid, notSupported, required, tooLong, tooMany, typeInvalid, Path, type FieldError } from '../../api/field.js';
 import { microTime } from '../../api/time.js';
 import {
+  maxBatchRecords,
+  maxBatchSteps,
   timelineGroup,
   timelineSteps,
   type SchedulingAttemptSummary,
@@ -14,8 +16,6 @@ import {
 } from '../../api/timeline/types.js';
 import { getOwn, setOwn } from '../../util/own.js';
 
-export const maxRecordsPerBatch = 1000;
-export const maxStepsPerBatch = 10_000;
 const maxString = 4096;
 const maxName = 253;
 const maxAttributes = 64;
@@ -227,13 +227,13 @@ function step(v: unknown, p: Path, errs: Errors): TimelineStep | undefined {
 /** The batch's records; throws 422 Invalid (PodTimelineStepBatch) on the first errors found. */
 export function decodeStepBatch(obj: Record<string, unknown>): DecodedRecord[] {
   const errs = new Errors();
-  const records = list(getOwn(obj, 'records'), Path.root('records'), errs, maxRecordsPerBatch);
+  const records = list(getOwn(obj, 'records'), Path.root('records'), errs, maxBatchRecords);
   let total = 0;
   for (const r of records) {
     const steps = isObject(r) ? getOwn(r, 'steps') : undefined;
     if (Array.isArray(steps)) total += steps.length;
   }
-  if (total > maxStepsPerBatch) errs.add(tooMany(Path.root('records').child('steps'), total, maxStepsPerBatch));
+  if (total > maxBatchSteps) errs.add(tooMany(Path.root('records').child('steps'), total, maxBatchSteps));
   const out: DecodedRecord[] = [];
   if (errs.list.length === 0) {
     records.forEach((r, i) => {
@@ -249,7 +249,7 @@ export function decodeStepBatch(obj: Record<string, unknown>): DecodedRecord[] {
         uid: str(getOwn(pod, 'uid'), pp.child('uid'), errs, 128, true) ?? '',
       };
       const steps: TimelineStep[] = [];
-      list(getOwn(r, 'steps'), p.child('steps'), errs, maxStepsPerBatch).forEach((s, j) => {
+      list(getOwn(r, 'steps'), p.child('steps'), errs, maxBatchSteps).forEach((s, j) => {
         const decoded = step(s, p.child('steps').index(j), errs);
         if (decoded) steps.push(decoded);
       });
