@@ -91,16 +91,19 @@ test('existing nodes are adopted; failed registrations are retried', async () =>
   f.stop();
 });
 
-test('leases are created, then renewed every 10 s, spread over the interval on one timer', async () => {
+test('leases are created at registration, then renewed every 10 s, spread over the interval on one timer', async () => {
   const { f, api, clock } = fleet(10);
   await f.register();
   const start = clock.now();
+  await clock.advance(0);
+  // Each node's Lease exists from its registration on, as the kubelet's does.
+  assert.equal(api.count('createLease'), 10);
   // One timer serves every node's renewals.
   assert.equal(clock.pending(), 1);
   await clock.advance(LEASE_RENEW_INTERVAL_MS / 2 - 1);
-  assert.equal(api.count('createLease'), 5);
+  assert.equal(api.count('updateLease'), 5);
   await clock.advance(LEASE_RENEW_INTERVAL_MS / 2);
-  assert.equal(api.count('createLease'), 10);
+  assert.equal(api.count('updateLease'), 10);
   const lease = api.leaseTable.items.get('kube-node-lease/sim-3')!;
   assert.equal(lease.spec?.holderIdentity, 'sim-3');
   assert.equal(lease.spec?.leaseDurationSeconds, 40);
@@ -108,11 +111,11 @@ test('leases are created, then renewed every 10 s, spread over the interval on o
   assert.deepEqual(lease.metadata?.ownerReferences?.[0]?.kind, 'Node');
 
   await clock.advance(LEASE_RENEW_INTERVAL_MS * 3);
-  assert.equal(api.count('updateLease'), 30);
+  assert.equal(api.count('updateLease'), 40);
   assert.equal(api.leaseTable.items.get('kube-node-lease/sim-3')!.spec?.renewTime, new Date(start + 33_000).toISOString().replace('Z', '000Z'));
   f.stop();
   await clock.advance(LEASE_RENEW_INTERVAL_MS);
-  assert.equal(api.count('updateLease'), 30);
+  assert.equal(api.count('updateLease'), 40);
 });
 
 test('a lease written by someone else is renewed on top of its current version', async () => {

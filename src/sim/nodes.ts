@@ -125,7 +125,10 @@ export class NodeFleet {
           }
         });
         this.uids[i] = created.metadata?.uid;
-        // The first renewal lands anywhere in the interval, which spreads the fleet's renewals evenly.
+        // The Lease exists from registration on, as the kubelet's does (a heartbeat stopped before the
+        // first renewal still leaves one to age); the next renewal lands anywhere in the interval, which
+        // spreads the fleet's renewals evenly.
+        if (!this.silent.has(i)) this.writeLeaseLimited(i);
         this.wheel.schedule(i, this.opts.clock.now() + Math.floor(this.random() * LEASE_RENEW_INTERVAL_MS));
         return;
       } catch (err) {
@@ -142,6 +145,10 @@ export class NodeFleet {
   private renew(i: number): void {
     if (this.silent.has(i)) return;
     this.wheel.schedule(i, this.opts.clock.now() + LEASE_RENEW_INTERVAL_MS);
+    this.writeLeaseLimited(i);
+  }
+
+  private writeLeaseLimited(i: number): void {
     // A renewal still waiting for the server is not doubled up.
     if (this.renewing.has(i)) return;
     this.renewing.add(i);
