@@ -1,5 +1,7 @@
 // Fixtures for admission plugin tests: a request's attributes, and lookups over fixed objects (what
 // the plugins would find in the registries' caches).
+import assert from 'node:assert/strict';
+import { isStatusError, type StatusError } from '../../api/errors.js';
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
 import type { KubeObject } from '../../api/meta.js';
 import { findResource } from '../../api/resources.js';
@@ -42,4 +44,22 @@ export function fakeLookups(objects: LookupObjects, onGet?: (resource: ResourceN
     },
     list: async (resource) => of(resource),
   };
+}
+
+/** The Status error a plugin call rejects with; fails the test when it resolves or throws anything else. */
+export async function statusRefusal(p: Promise<void>): Promise<StatusError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(isStatusError(err), String(err));
+    return err;
+  }
+  assert.fail('expected a refusal');
+}
+
+/** The message of a 403 refusal, as the plugins that deny answer. */
+export async function forbiddenMessage(p: Promise<void>): Promise<string> {
+  const err = await statusRefusal(p);
+  assert.equal(err.code, 403);
+  return err.message;
 }

@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStatusError } from '../../../api/errors.js';
 import { createCertificateRequest } from '../../../api/certificates.js';
 import type { AuthorizationAttributes } from '../../authz/authorizer.js';
 import type { AdmissionOperation } from '../interface.js';
 import { CertificateApproval } from './certificateapproval.js';
 import { CertificateSigning } from './certificatesigning.js';
 import { CertificateSubjectRestriction } from './certificatesubjectrestriction.js';
-import { admissionAttributes } from '../testing.js';
+import { admissionAttributes, forbiddenMessage } from '../testing.js';
 
 const csr = (signerName: string, extra: object = {}) => ({ metadata: { name: 'csr-1' }, spec: { signerName, request: '' }, ...extra });
 const attrs = (operation: AdmissionOperation, subresource: string, object: object, oldObject?: object) =>
@@ -22,22 +21,12 @@ function authorizer(allowed: string[], asked: string[] = []) {
   };
 }
 
-async function refusal(p: Promise<void>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(isStatusError(err));
-    assert.equal(err.code, 403);
-    return err.message;
-  }
-  assert.fail('expected a refusal');
-}
 
 test('approval needs approve on the signer name or its domain wildcard', async () => {
   const a = attrs('UPDATE', 'approval', csr('example.com/foo'));
   const asked: string[] = [];
   assert.equal(
-    await refusal(new CertificateApproval(authorizer([], asked)).validate(a)),
+    await forbiddenMessage(new CertificateApproval(authorizer([], asked)).validate(a)),
     'certificatesigningrequests.certificates.k8s.io "csr-1" is forbidden: user not permitted to approve requests with signerName "example.com/foo"',
   );
   assert.deepEqual(asked, ['approve signers/example.com/foo', 'approve signers/example.com/*']);
@@ -51,7 +40,7 @@ test('signing needs sign only when status.certificate changes', async () => {
   const signed = csr('example.com/foo', { status: { certificate: 'Y2VydA==' } });
   const none = new CertificateSigning(authorizer([]));
   assert.equal(
-    await refusal(none.validate(attrs('UPDATE', 'status', signed, old))),
+    await forbiddenMessage(none.validate(attrs('UPDATE', 'status', signed, old))),
     'certificatesigningrequests.certificates.k8s.io "csr-1" is forbidden: user not permitted to sign requests with signerName "example.com/foo"',
   );
   await none.validate(attrs('UPDATE', 'status', csr('example.com/foo', { status: { conditions: [] } }), old));
@@ -64,7 +53,7 @@ test('no system:masters client certificates through the kube-apiserver-client si
   const withRequest = (signerName: string, pem: string) => ({ metadata: { name: 'csr-1' }, spec: { signerName, request: Buffer.from(pem).toString('base64') } });
   const p = new CertificateSubjectRestriction();
   assert.equal(
-    await refusal(p.validate(attrs('CREATE', '', withRequest('kubernetes.io/kube-apiserver-client', masters.csrPem)))),
+    await forbiddenMessage(p.validate(attrs('CREATE', '', withRequest('kubernetes.io/kube-apiserver-client', masters.csrPem)))),
     'certificatesigningrequests.certificates.k8s.io "csr-1" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed',
   );
   await p.validate(attrs('CREATE', '', withRequest('kubernetes.io/kube-apiserver-client', plain.csrPem)));

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PriorityClass } from '../../../api/types.js';
-import { admissionAttributes, fakeLookups } from '../testing.js';
+import { admissionAttributes, fakeLookups, forbiddenMessage } from '../testing.js';
 import { findResource } from '../../../api/resources.js';
-import { isStatusError } from '../../../api/errors.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
 import { PriorityAdmission, systemPriorityClassObjects } from './priority.js';
 
@@ -18,16 +17,6 @@ function podAttrs(spec: object, operation: AdmissionOperation = 'CREATE', oldSpe
   return admissionAttributes('', 'v1', 'pods', { operation, namespace: 'd', object: { metadata: { name: 'web' }, spec: { ...spec } }, oldObject });
 }
 
-async function refusal(p: Promise<void>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(isStatusError(err));
-    assert.equal(err.code, 403);
-    return err.message;
-  }
-  assert.fail('expected a refusal');
-}
 
 test('resolves priority and preemption policy on create', async () => {
   const classes = [pc('high', 1000, { preemptionPolicy: 'Never' }), pc('low', 10, { globalDefault: true, preemptionPolicy: 'PreemptLowerPriority' })];
@@ -47,13 +36,13 @@ test('resolves priority and preemption policy on create', async () => {
 
 test('refusals worded as upstream', async () => {
   const classes = [pc('high', 1000, { preemptionPolicy: 'Never' })];
-  assert.equal(await refusal(plugin(classes).admit(podAttrs({ priorityClassName: 'nope' }))), 'pods "web" is forbidden: no PriorityClass with name nope was found');
+  assert.equal(await forbiddenMessage(plugin(classes).admit(podAttrs({ priorityClassName: 'nope' }))), 'pods "web" is forbidden: no PriorityClass with name nope was found');
   assert.equal(
-    await refusal(plugin(classes).admit(podAttrs({ priorityClassName: 'high', priority: 5 }))),
+    await forbiddenMessage(plugin(classes).admit(podAttrs({ priorityClassName: 'high', priority: 5 }))),
     'pods "web" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name',
   );
   assert.equal(
-    await refusal(plugin(classes).admit(podAttrs({ priorityClassName: 'high', preemptionPolicy: 'PreemptLowerPriority' }))),
+    await forbiddenMessage(plugin(classes).admit(podAttrs({ priorityClassName: 'high', preemptionPolicy: 'PreemptLowerPriority' }))),
     'pods "web" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod spec; priority admission controller computed Never from the given PriorityClass name',
   );
 });
@@ -78,7 +67,7 @@ test('only one global default class', async () => {
   });
   const p = plugin(existing);
   assert.equal(
-    await refusal(p.validate(attrs('CREATE', pc('other', 5, { globalDefault: true })))),
+    await forbiddenMessage(p.validate(attrs('CREATE', pc('other', 5, { globalDefault: true })))),
     'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass low is already marked as default. Only one default can exist',
   );
   await p.validate(attrs('UPDATE', pc('low', 10, { globalDefault: true })));

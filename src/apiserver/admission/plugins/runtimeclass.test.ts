@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod, RuntimeClass } from '../../../api/types.js';
-import { isStatusError } from '../../../api/errors.js';
-import { admissionAttributes, fakeLookups } from '../testing.js';
+import { admissionAttributes, fakeLookups, forbiddenMessage } from '../testing.js';
 import { RuntimeClassAdmission } from './runtimeclass.js';
 
 const classes: RuntimeClass[] = [
@@ -13,16 +12,6 @@ const plugin = () => new RuntimeClassAdmission({ lookups: fakeLookups({ 'runtime
 const attrs = (spec: Partial<NonNullable<Pod['spec']>>) =>
   admissionAttributes('', 'v1', 'pods', { namespace: 'd', object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }], ...spec } } });
 
-async function refusal(p: Promise<void>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(isStatusError(err));
-    assert.equal(err.code, 403);
-    return err.message;
-  }
-  assert.fail('expected a refusal');
-}
 
 test('sets overhead and merges scheduling from the RuntimeClass', async () => {
   const a = attrs({ runtimeClassName: 'kata', nodeSelector: { disk: 'ssd' }, tolerations: [{ key: 'x', operator: 'Exists' }] });
@@ -38,14 +27,14 @@ test('sets overhead and merges scheduling from the RuntimeClass', async () => {
 });
 
 test('refusals worded as upstream', async () => {
-  assert.equal(await refusal(plugin().admit(attrs({ runtimeClassName: 'x' }))), 'pods "p" is forbidden: pod rejected: RuntimeClass "x" not found');
+  assert.equal(await forbiddenMessage(plugin().admit(attrs({ runtimeClassName: 'x' }))), 'pods "p" is forbidden: pod rejected: RuntimeClass "x" not found');
   assert.equal(
-    await refusal(plugin().admit(attrs({ runtimeClassName: 'kata', overhead: { cpu: '1' } }))),
+    await forbiddenMessage(plugin().admit(attrs({ runtimeClassName: 'kata', overhead: { cpu: '1' } }))),
     `pods "p" is forbidden: spec.overhead: Forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`,
   );
-  assert.equal(await refusal(plugin().validate(attrs({ overhead: { cpu: '1' } }))), 'pods "p" is forbidden: spec.overhead: Forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
+  assert.equal(await forbiddenMessage(plugin().validate(attrs({ overhead: { cpu: '1' } }))), 'pods "p" is forbidden: spec.overhead: Forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
   assert.equal(
-    await refusal(plugin().admit(attrs({ runtimeClassName: 'kata', nodeSelector: { sandbox: 'no' } }))),
+    await forbiddenMessage(plugin().admit(attrs({ runtimeClassName: 'kata', nodeSelector: { sandbox: 'no' } }))),
     'pods "p" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no',
   );
 });

@@ -4,9 +4,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { MutatingWebhook, ValidatingWebhook } from 'kubernetes-types/admissionregistration/v1.js';
 import { findResource } from '../../../api/resources.js';
-import { isStatusError, type StatusError } from '../../../api/errors.js';
 import { FakeClock, realClock } from '../../../util/clock.js';
-import { fakeLookups, type LookupObjects } from '../testing.js';
+import { fakeLookups, type LookupObjects, statusRefusal } from '../testing.js';
 import type { AdmissionAttributes } from '../interface.js';
 import { MutatingAdmissionWebhook } from './mutating.js';
 import { ValidatingAdmissionWebhook } from './validating.js';
@@ -84,15 +83,6 @@ function lookups(objects: { mutating?: MutatingWebhook[][]; validating?: Validat
   return fakeLookups(o);
 }
 
-async function refusal(p: Promise<void>): Promise<StatusError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(isStatusError(err), String(err));
-    return err;
-  }
-  assert.fail('expected a refusal');
-}
 
 /** A port nothing listens on. */
 async function deadPort(): Promise<number> {
@@ -106,7 +96,7 @@ async function deadPort(): Promise<number> {
 test('a validating webhook denial carries its message and code; the review names the request', async () => {
   const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook('deny.example.com', '/deny')]] }), clock: realClock });
   const a = pod();
-  const err = await refusal(plugin.validate(a));
+  const err = await statusRefusal(plugin.validate(a));
   assert.equal(err.code, 403);
   assert.equal(err.message, 'admission webhook "deny.example.com" denied the request: pods named bad are not allowed');
   assert.deepEqual(a.warnings, ['be nice']);
@@ -142,7 +132,7 @@ test('a mutating webhook JSON patch is applied to the object in place', async ()
 
 test('a patch that does not apply is an internal error', async () => {
   const plugin = new MutatingAdmissionWebhook({ lookups: lookups({ mutating: [[hook('bad.example.com', '/bad-patch')]] }), clock: realClock });
-  const err = await refusal(plugin.admit(pod()));
+  const err = await statusRefusal(plugin.admit(pod()));
   assert.equal(err.code, 500);
   assert.match(err.message, /^Internal error occurred: /);
 });
@@ -188,7 +178,7 @@ test('a dead webhook fails the request under failurePolicy Fail and is skipped u
   const port = await deadPort();
   const dead = (failurePolicy: string) => ({ ...hook<ValidatingWebhook>('dead.example.com', '/'), failurePolicy, clientConfig: { url: `https://127.0.0.1:${port}/check`, caBundle: server.caBundle } });
   const fail = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[dead('Fail')]] }), clock: realClock });
-  const err = await refusal(fail.validate(pod()));
+  const err = await statusRefusal(fail.validate(pod()));
   assert.equal(err.code, 500);
   assert.equal(err.reason, 'InternalError');
   assert.equal(
@@ -202,17 +192,17 @@ test('a dead webhook fails the request under failurePolicy Fail and is skipped u
 test('a service reference is called at a ready endpoint, verified as <service>.<namespace>.svc', async () => {
   const svc = { ...hook<ValidatingWebhook>('svc.example.com', '/'), clientConfig: { service: { namespace: 'd', name: 'webhook', port: 8443, path: '/deny' }, caBundle: server.caBundle } };
   const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[svc]] }), clock: realClock });
-  const err = await refusal(plugin.validate(pod()));
+  const err = await statusRefusal(plugin.validate(pod()));
   assert.equal(err.message, 'admission webhook "svc.example.com" denied the request: pods named bad are not allowed');
   const missing = { ...svc, clientConfig: { service: { namespace: 'd', name: 'webhook', port: 443 }, caBundle: server.caBundle } };
   const none = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[missing]] }), clock: realClock });
-  assert.match((await refusal(none.validate(pod()))).message, /failed calling webhook "svc\.example\.com": failed to call webhook: service "d\/webhook" has no ready endpoints for port 443$/);
+  assert.match((await statusRefusal(none.validate(pod()))).message, /failed calling webhook "svc\.example\.com": failed to call webhook: service "d\/webhook" has no ready endpoints for port 443$/);
 });
 
 test('a webhook whose certificate the caBundle does not sign is a call failure', async () => {
   const untrusted = { ...hook<ValidatingWebhook>('tls.example.com', '/allow'), clientConfig: { url: `${server.url}/allow` } };
   const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[untrusted]] }), clock: realClock });
-  const err = await refusal(plugin.validate(pod()));
+  const err = await statusRefusal(plugin.validate(pod()));
   assert.match(err.message, /failed calling webhook "tls\.example\.com": .*x509: certificate signed by unknown authority$/);
 });
 
@@ -220,7 +210,7 @@ test('a webhook that never answers fails the request at its timeout', async () =
   const clock = new FakeClock();
   const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook('hang.example.com', '/hang', { timeoutSeconds: 2 })]] }), clock });
   const hangs = calls.get('/hang') ?? 0;
-  const result = refusal(plugin.validate(pod()));
+  const result = statusRefusal(plugin.validate(pod()));
   // Wait for the webhook to have the request, then let its 2 s pass.
   while ((calls.get('/hang') ?? 0) === hangs) await new Promise((r) => setImmediate(r));
   await clock.advance(2000);
@@ -236,7 +226,7 @@ test('a webhook that stalls in the middle of its answer fails the request at its
   const clock = new FakeClock();
   const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook('stall.example.com', '/stall', { timeoutSeconds: 3 })]] }), clock });
   const stalls = calls.get('/stall') ?? 0;
-  const result = refusal(plugin.validate(pod()));
+  const result = statusRefusal(plugin.validate(pod()));
   while ((calls.get('/stall') ?? 0) === stalls) await new Promise((r) => setImmediate(r));
   await clock.advance(3000);
   const err = await result;
@@ -245,7 +235,7 @@ test('a webhook that stalls in the middle of its answer fails the request at its
 
 test('dry run requests are refused by webhooks with side effects', async () => {
   const plugin = new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook('fx.example.com', '/allow', { sideEffects: 'Some' })]] }), clock: realClock });
-  const err = await refusal(plugin.validate({ ...pod(), dryRun: true }));
+  const err = await statusRefusal(plugin.validate({ ...pod(), dryRun: true }));
   assert.equal(err.code, 400);
   assert.equal(err.message, 'admission webhook "fx.example.com" does not support dry run');
 });
@@ -261,14 +251,14 @@ test('matchConditions: all true calls the webhook, one false skips it, an error 
   const conditions = (...expressions: string[]) => expressions.map((expression, i) => ({ name: `c${i}`, expression }));
   const deny = (matchConditions: { name: string; expression: string }[], failurePolicy: 'Fail' | 'Ignore' = 'Fail') =>
     new ValidatingAdmissionWebhook({ lookups: lookups({ validating: [[hook<ValidatingWebhook>('deny.example.com', '/deny', { matchConditions, failurePolicy })]] }), clock: realClock });
-  const allTrue = await refusal(deny(conditions("object.metadata.name == 'web'", "request.userInfo.username == 'alice'", 'oldObject == null')).validate(pod()));
+  const allTrue = await statusRefusal(deny(conditions("object.metadata.name == 'web'", "request.userInfo.username == 'alice'", 'oldObject == null')).validate(pod()));
   assert.match(allTrue.message, /denied the request/);
   const before = calls.get('/deny') ?? 0;
   // A false one skips the call even beside an error.
   await deny(conditions('object.metadata.nothing.size() > 0', "object.metadata.name == 'other'")).validate(pod());
   await deny(conditions("'team' in object.metadata.labels")).validate(pod());
   assert.equal(calls.get('/deny') ?? 0, before);
-  const err = await refusal(deny(conditions('true', 'object.metadata.nothing.size() > 0')).validate(pod()));
+  const err = await statusRefusal(deny(conditions('true', 'object.metadata.nothing.size() > 0')).validate(pod()));
   assert.equal(err.code, 403);
   assert.match(err.message, /^pods "web" is forbidden: expression 'object\.metadata\.nothing\.size\(\) > 0' resulted in error: /);
   await deny(conditions('object.metadata.nothing.size() > 0'), 'Ignore').validate(pod());

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Namespace, Pod } from 'kubernetes-types/core/v1.js';
-import { isStatusError } from '../../../../api/errors.js';
-import { admissionAttributes, fakeLookups, type AttributeOverrides } from '../../testing.js';
+import { admissionAttributes, type AttributeOverrides, fakeLookups, statusRefusal } from '../../testing.js';
 import { PodSecurity, policyOf, type PodSecurityExemptions } from './podsecurity.js';
 
 const ns = (name: string, labels: Record<string, string>): Namespace => ({ metadata: { name, labels } });
@@ -17,14 +16,10 @@ function plugin(namespaces: Namespace[], pods: Pod[] = [], exemptions?: PodSecur
   return new PodSecurity({ lookups: fakeLookups({ namespaces, pods }), exemptions });
 }
 
+/** A refusal as `code message`. */
 async function refusal(p: Promise<void>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(isStatusError(err));
-    return `${err.code} ${err.message}`;
-  }
-  assert.fail('expected a refusal');
+  const err = await statusRefusal(p);
+  return `${err.code} ${err.message}`;
 }
 
 test('namespace labels make the policy; invalid values fall back to restricted and latest', () => {
