@@ -7,5 +7,7 @@ export function rfc3339(ms: number): string {
 
 /** metav1.MicroTime: RFC 3339 with six fractional digits, e.g. 2026-01-01T00:00:00.123000Z. */
 export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+  // Called for every timeline step: slicing is cheaper than a regular expression.
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, -1)}000Z`;
 }

@@ -18,7 +18,7 @@ export const timelineSteps = [
   'RequestReceived', // the create request arrived (attributes.user, attributes.userAgent; traceparent when sent)
   'Authenticated', // who (attributes.user, attributes.groups)
   'Authorized', // by which authorizer (attributes.authorizer, attributes.reason)
-  'Admission', // one per admission plugin that ran (attributes.plugin; attributes.mutated: "spec.volumes, ..." when it changed the pod)
+  'Admission', // one per phase (attributes.phase; attributes.plugins: "ServiceAccount 210µs, ..." in order; attributes.mutated: "ServiceAccount: spec.volumes; ...")
   'Persisted', // stored (attributes.resourceVersion)
   'CreatedByController', // the creator is a controller (attributes.controller, attributes.ownerKind, attributes.ownerName)
   // the scheduler

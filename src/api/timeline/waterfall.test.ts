@@ -19,7 +19,7 @@ const kubelet = 'kubelet/node-1';
 const web = timeline([
   { step: 'RequestReceived', component: api, start: at(0) },
   { step: 'Authenticated', component: api, start: at(1) },
-  { step: 'Admission', component: api, start: at(2), end: at(4), attributes: { plugin: 'ServiceAccount', mutated: 'spec.volumes' } },
+  { step: 'Admission', component: api, start: at(2), end: at(4), attributes: { phase: 'mutating', plugins: 'ServiceAccount 310µs', mutated: 'ServiceAccount: spec.volumes' }, detail: '1 mutating plugin; ServiceAccount changed spec.volumes' },
   { step: 'Persisted', component: api, start: at(5) },
   { step: 'SchedulingQueued', component: sched, start: at(6) },
   { step: 'SchedulingAttempt', component: sched, start: at(20), end: at(22), scheduling: { result: 'Scheduled', nodes: 3, feasible: 3, plugins: [], node: 'node-1' } },
@@ -54,7 +54,7 @@ test('waterfall: offsets from the first step, durations, lanes in phase order', 
   );
   const admission = w.rows.find((r) => r.step === 'Admission')!;
   assert.deepEqual([admission.offsetMs, admission.durationMs, admission.lane], [2, 2, 'api']);
-  assert.equal(admission.detail, 'plugin=ServiceAccount mutated=spec.volumes');
+  assert.equal(admission.detail, '1 mutating plugin; ServiceAccount changed spec.volumes');
   const sandbox = w.rows.find((r) => r.step === 'SandboxCreated')!;
   assert.deepEqual([sandbox.offsetMs, sandbox.durationMs, sandbox.lane, sandbox.component], [40, 100, 'kubelet', kubelet]);
   assert.equal(w.rows.find((r) => r.step === 'SchedulingAttempt')!.detail, '3/3 nodes fit; chose node-1');

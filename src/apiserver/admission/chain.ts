@@ -30,11 +30,12 @@ export class AdmissionChain {
         await p.admit(a);
         continue;
       }
-      const start = trace.now();
       before ??= deepClone(a.object);
+      const start = trace.mark();
       await p.admit(a);
+      const end = trace.mark();
       const mutated = changedPaths(before, a.object);
-      trace.admitted(p.name, 'mutating', start, mutated);
+      trace.admitted(p.name, 'mutating', start, end, mutated);
       if (mutated.length) before = deepClone(a.object);
     }
   }
@@ -43,9 +44,9 @@ export class AdmissionChain {
   async validate(a: AdmissionAttributes): Promise<void> {
     for (const p of this.validating) {
       if (!p.handles(a)) continue;
-      const start = a.timeline?.now();
+      const start = a.timeline?.mark();
       await p.validate(a);
-      if (start !== undefined) a.timeline!.admitted(p.name, 'validating', start, []);
+      if (start !== undefined) a.timeline!.admitted(p.name, 'validating', start, a.timeline!.mark(), []);
     }
   }
 }

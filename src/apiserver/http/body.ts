@@ -49,12 +49,16 @@ export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Bu
 
 const objectMediaTypes = 'application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor';
 
-/** Decodes an object body by its Content-Type; the result must be a JSON object. */
-export function decodeObjectBody(contentType: string | undefined, body: Buffer): Record<string, unknown> {
+/**
+ * Decodes an object body by its Content-Type; the result must be a JSON object. `scan: false` skips
+ * the pass for duplicate keys and depth, for a decoder that copies known fields of bounded depth
+ * only (JSON.parse itself does not recurse).
+ */
+export function decodeObjectBody(contentType: string | undefined, body: Buffer, opts: { scan?: boolean } = {}): Record<string, unknown> {
   const type = mediaType(contentType);
   let value: unknown;
   if (type === 'application/json' || type === '') {
-    value = parseJson(body);
+    value = parseJson(body, opts.scan);
   } else if (type === 'application/yaml') {
     value = parseYaml(body);
   } else if (type === 'application/vnd.kubernetes.protobuf') {
@@ -89,13 +93,13 @@ export function jsonTypeName(v: unknown): string {
   return typeof v === 'object' ? 'object' : typeof v;
 }
 
-export function parseJson(body: Buffer): unknown {
+export function parseJson(body: Buffer, scan = true): unknown {
   const text = body.toString('utf8');
   if (text.trim() === '') throw badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input");
   let duplicates: readonly string[];
   let value: unknown;
   try {
-    duplicates = scanJson(text);
+    duplicates = scan ? scanJson(text) : [];
     value = JSON.parse(text);
   } catch (err) {
     throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);

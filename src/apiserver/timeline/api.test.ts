@@ -123,6 +123,14 @@ describe('timeline.kite.dev through the API server', () => {
       [{ records: [{ pod: { name: 'web', namespace: 'default' }, steps: [] }] }, 422, /records\[0\]\.pod\.uid: Required value/],
       [{ records: [{ pod: webRef(), steps: [{ ...step('Ready', 0), count: -1 }] }] }, 422, /records\[0\]\.steps\[0\]\.count: Invalid value: -1/],
       [{ records: [{ pod: webRef(), steps: [{ ...step('Ready', 0), attributes: { nested: { a: 1 } } }] }] }, 422, /attributes\[nested\]: Invalid value/],
+      // Nested far past any bound (no scan runs before JSON.parse for batches): nothing walks it.
+      [`{"records":[{"pod":${JSON.stringify(webRef())},"steps":[{"step":"Ready","component":"k","start":"2026-01-01T00:00:00Z","attributes":{"deep":${'['.repeat(200_000)}${']'.repeat(200_000)}}}]}]}`, 422, /attributes\[deep\]: Invalid value/],
+      [`{"records":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, 422, /records\[0\]: Invalid value/],
+      ...['step', 'start', 'component', 'containerType', 'count'].map((field): [string, number, RegExp] => [
+        `{"records":[{"pod":${JSON.stringify(webRef())},"steps":[{"step":"Ready","component":"k","start":"2026-01-01T00:00:00Z","${field}":${'['.repeat(200_000)}${']'.repeat(200_000)}}]}]}`,
+        422,
+        new RegExp(`steps\\[0\\]\\.${field}: (Invalid|Unsupported) value`),
+      ]),
     ];
     for (const [body, code, message] of cases) {
       const err = await rejected(post(body));

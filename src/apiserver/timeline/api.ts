@@ -84,7 +84,8 @@ async function createBatch(ctx: ResourceContext, user: UserInfo, store: Timeline
   const answer = { apiVersion: timelineAPIVersion, kind: batchesResource.kind, metadata: {}, records: [] };
   // Off: accepted and dropped, so components need not know.
   if (!store.enabled) return writeObject(ctx.res, 201, answer);
-  const obj = decodeObjectBody(ctx.req.headers['content-type'], body);
+  // decodeStepBatch copies known fields of fixed depth: no pass for duplicate keys or nesting first.
+  const obj = decodeObjectBody(ctx.req.headers['content-type'], body, { scan: false });
   checkTypeMeta(obj);
   if (obj.apiVersion && obj.apiVersion !== timelineAPIVersion) {
     throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${timelineAPIVersion})`);

@@ -40,6 +40,9 @@ class Errors {
 
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A bad value as the error shows it: an object or a list (of any depth: the body is not scanned) is not printed. */
+const shown = (v: unknown): unknown => (typeof v === 'object' && v !== null ? '' : v);
+
 /** RFC 3339 with an optional fraction and offset, as metav1.MicroTime parses it. */
 const rfc3339Pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const microTimeUTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -51,7 +54,7 @@ function time(v: unknown, p: Path, errs: Errors, need: boolean): string | undefi
     return undefined;
   }
   if (typeof v !== 'string' || !rfc3339Pattern.test(v) || Number.isNaN(Date.parse(v))) {
-    errs.add(invalid(p, typeof v === 'string' ? v : String(v), 'must be an RFC 3339 time with microseconds, e.g. 2026-01-01T00:00:00.000000Z'));
+    errs.add(invalid(p, typeof v === 'string' ? v : shown(v), 'must be an RFC 3339 time with microseconds, e.g. 2026-01-01T00:00:00.000000Z'));
     return undefined;
   }
   return microTimeUTC.test(v) ? v : microTime(Date.parse(v));
@@ -63,7 +66,7 @@ function str(v: unknown, p: Path, errs: Errors, max: number, need = false): stri
     return undefined;
   }
   if (typeof v !== 'string') {
-    errs.add(typeInvalid(p, v, 'must be a string'));
+    errs.add(typeInvalid(p, shown(v), 'must be a string'));
     return undefined;
   }
   if (v.length > max) {
@@ -76,7 +79,7 @@ function str(v: unknown, p: Path, errs: Errors, max: number, need = false): stri
 function int(v: unknown, p: Path, errs: Errors, min = 0): number | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
-    errs.add(invalid(p, v, `must be an integer of at least ${min}`));
+    errs.add(invalid(p, shown(v), `must be an integer of at least ${min}`));
     return undefined;
   }
   return v;
@@ -108,7 +111,7 @@ function numberMap(v: unknown, p: Path, errs: Errors): Record<string, number> {
   for (const k of keys.slice(0, maxAttributes)) {
     const n = getOwn(v, k);
     if (k.length > maxName) errs.add(tooLong(p.key(k.slice(0, 16)), '', maxName));
-    else if (typeof n !== 'number' || !Number.isFinite(n)) errs.add(invalid(p.key(k), n, 'must be a number'));
+    else if (typeof n !== 'number' || !Number.isFinite(n)) errs.add(invalid(p.key(k), shown(n), 'must be a number'));
     else setOwn(out, k, n);
   }
   return out;
@@ -131,7 +134,7 @@ function attributes(v: unknown, p: Path, errs: Errors): Record<string, string | 
     if (k.length > maxName) errs.add(tooLong(p.key(k.slice(0, 16)), '', maxName));
     else if (typeof a === 'string' && a.length > maxString) errs.add(tooLong(p.key(k), '', maxString));
     else if (typeof a === 'string' || typeof a === 'boolean' || (typeof a === 'number' && Number.isFinite(a))) setOwn(out, k, a);
-    else errs.add(typeInvalid(p.key(k), a, 'must be a string, a number or a boolean'));
+    else errs.add(typeInvalid(p.key(k), shown(a), 'must be a string, a number or a boolean'));
   }
   return out;
 }
@@ -143,7 +146,7 @@ function scheduling(v: unknown, p: Path, errs: Errors): SchedulingAttemptSummary
     return undefined;
   }
   const result = getOwn(v, 'result');
-  if (typeof result !== 'string' || !results.includes(result)) errs.add(notSupported(p.child('result'), result, results));
+  if (typeof result !== 'string' || !results.includes(result)) errs.add(notSupported(p.child('result'), shown(result), results));
   const out: SchedulingAttemptSummary = {
     result: result as SchedulingAttemptSummary['result'],
     nodes: int(getOwn(v, 'nodes'), p.child('nodes'), errs) ?? 0,
@@ -176,7 +179,7 @@ function scheduling(v: unknown, p: Path, errs: Errors): SchedulingAttemptSummary
       const q = p.child('topScores').index(i);
       const o = isObject(e) ? e : {};
       const total = getOwn(o, 'total');
-      if (typeof total !== 'number' || !Number.isFinite(total)) errs.add(invalid(q.child('total'), total, 'must be a number'));
+      if (typeof total !== 'number' || !Number.isFinite(total)) errs.add(invalid(q.child('total'), shown(total), 'must be a number'));
       return { node: str(getOwn(o, 'node'), q.child('node'), errs, maxName, true) ?? '', total: Number(total) || 0, plugins: numberMap(getOwn(o, 'plugins'), q.child('plugins'), errs) };
     });
   }
@@ -194,7 +197,7 @@ function step(v: unknown, p: Path, errs: Errors): TimelineStep | undefined {
   }
   const name = getOwn(v, 'step');
   if (typeof name !== 'string' || !stepNames.has(name)) {
-    errs.add(notSupported(p.child('step'), name, [...timelineSteps]));
+    errs.add(notSupported(p.child('step'), shown(name), [...timelineSteps]));
     return undefined;
   }
   const out: TimelineStep = {
@@ -209,7 +212,7 @@ function step(v: unknown, p: Path, errs: Errors): TimelineStep | undefined {
   const containerType = getOwn(v, 'containerType');
   if (containerType !== undefined) {
     if (typeof containerType === 'string' && containerTypes.includes(containerType)) out.containerType = containerType as TimelineStep['containerType'];
-    else errs.add(notSupported(p.child('containerType'), containerType, containerTypes));
+    else errs.add(notSupported(p.child('containerType'), shown(containerType), containerTypes));
   }
   const detail = str(getOwn(v, 'detail'), p.child('detail'), errs, maxString);
   if (detail) out.detail = detail;

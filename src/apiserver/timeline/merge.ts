@@ -40,7 +40,7 @@ function lastMatch(steps: readonly TimelineStep[], step: TimelineStep, same: (a:
 }
 
 /** Start times are normalized MicroTimes (same length, UTC), so they sort as strings. */
-const byStart = (a: TimelineStep, b: TimelineStep) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0);
+export const byStart = (a: TimelineStep, b: TimelineStep) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0);
 
 export interface MergeResult {
   steps: TimelineStep[];

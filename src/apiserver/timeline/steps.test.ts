@@ -60,7 +60,7 @@ describe('the API server records its own pod steps', () => {
     }
   }
 
-  it('records a create: received (with the client and its traceparent), authenticated, authorized, each admission plugin, persisted', async () => {
+  it('records a create: received (with the client and its traceparent), authenticated, authorized, admission (each plugin, what it changed), persisted', async () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const created = await call('POST', '/api/v1/namespaces/default/pods', { metadata: { name: 'web' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } }, { traceparent, 'User-Agent': 'kubectl/v1.33.0' });
     assert.equal(created.status, 201);
@@ -73,9 +73,18 @@ describe('the API server records its own pod steps', () => {
     assert.deepEqual(received.attributes, { user: 'kubernetes-admin', userAgent: 'kubectl/v1.33.0', traceparent });
     assert.equal(t.steps[2]!.attributes?.authorizer, 'Privileged');
     const admission = t.steps.filter((s) => s.step === 'Admission');
-    const tolerations = admission.find((s) => s.attributes?.plugin === 'DefaultTolerationSeconds');
-    assert.equal(tolerations?.attributes?.mutated, 'spec.tolerations', JSON.stringify(admission));
-    assert.ok(admission.some((s) => s.attributes?.phase === 'validating'));
+    assert.deepEqual(
+      admission.map((s) => s.attributes?.phase),
+      ['mutating', 'validating'],
+      'one step per phase',
+    );
+    const [mutating, validating] = admission;
+    assert.match(String(mutating!.attributes?.plugins), /(^|, )DefaultTolerationSeconds \d+µs(, |$)/, 'each plugin that ran, with its duration');
+    assert.match(String(mutating!.attributes?.mutated), /(^|; )DefaultTolerationSeconds: spec\.tolerations(; |$)/, JSON.stringify(mutating));
+    assert.match(mutating!.detail!, /DefaultTolerationSeconds changed spec\.tolerations/);
+    assert.doesNotMatch(String(mutating!.attributes?.mutated), /NamespaceLifecycle/, 'a plugin that changed nothing is not named as a mutation');
+    assert.match(String(validating!.attributes?.plugins), /\bPodSecurity \d+µs/);
+    assert.ok(mutating!.start <= mutating!.end! && mutating!.end! <= validating!.start, 'mutating, then validating');
     assert.equal(t.steps.at(-1)!.attributes?.resourceVersion, pod.metadata!.resourceVersion);
     assert.deepEqual(t.pod, { namespace: 'default', name: 'web', uid: pod.metadata!.uid });
     for (let i = 1; i < t.steps.length; i++) assert.ok(t.steps[i - 1]!.start <= t.steps[i]!.start, 'sorted by start');

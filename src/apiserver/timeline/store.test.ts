@@ -10,6 +10,7 @@ import type { TimelineStep, TimelineStepName } from '../../api/timeline/types.js
 import { StatusError } from '../../api/errors.js';
 import { FakeClock } from '../../util/clock.js';
 import { TimelineStore, type TimelineEvent, type TimelineStoreOptions } from './store.js';
+import { SqliteTimelineWriter, type TimelineFileWriter } from './file.js';
 import type { TimelineSink } from './sink.js';
 
 const clock0 = Date.UTC(2026, 0, 1);
@@ -190,16 +191,18 @@ describe('TimelineStore persistence', () => {
     }
   });
 
-  it('writes behind: the changes of one window go in one commit, committed() resolves only after it, and new steps are appended', async () => {
+  it('writes behind: the changes of one window go in one commit, committed() resolves only after it, new steps are appended in any order', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
     try {
       const file = join(dir, 'timeline.db');
       const { store, clock } = await storeWith({ file, commitDelayMs: 10 });
-      // Each step row as `uid rowid step`, in order.
+      // Each row of steps as `uid rowid step,step…`, in order.
       const stored = () => {
         const db = new Database(file, { readonly: true });
         try {
-          return (db.prepare('SELECT uid, rowid AS id, body FROM timeline_steps ORDER BY uid, rowid').all() as { uid: string; id: number; body: string }[]).map((r) => `${r.uid} ${r.id} ${(JSON.parse(r.body) as TimelineStep).step}`);
+          return (db.prepare('SELECT uid, rowid AS id, body FROM timeline_steps ORDER BY uid, rowid').all() as { uid: string; id: number; body: string }[]).map(
+            (r) => `${r.uid} ${r.id} ${(JSON.parse(r.body) as TimelineStep[]).map((s) => s.step).join(',')}`,
+          );
         } finally {
           db.close();
         }
@@ -215,17 +218,34 @@ describe('TimelineStore persistence', () => {
       await clock.advance(10);
       await committed;
       const first = stored();
-      assert.deepEqual(first.map((r) => r.replace(/ \d+ /, ' ')), ['u1 RequestReceived', 'u1 Persisted', 'u2 RequestReceived'], 'both batches');
+      assert.deepEqual(first.map((r) => r.replace(/ \d+ /, ' ')), ['u1 RequestReceived,Persisted', 'u2 RequestReceived'], 'both batches, one row per record');
       store.record([{ pod: pod('u1'), steps: [step('Bound', 10)] }]);
       await clock.advance(10);
+      await store.committed();
       const second = stored();
-      assert.deepEqual(second.slice(0, 2), first.slice(0, 2), "u1's stored rows are kept");
-      assert.match(second[2]!, /^u1 \d+ Bound$/, 'the new step appended');
-      // A step arriving out of order rewrites the record's rows, still in order.
+      assert.deepEqual(second[0], first[0], "u1's stored row is kept");
+      assert.match(second[1]!, /^u1 \d+ Bound$/, 'the new step appended');
+      // A step arriving out of start order is appended too; loading sorts.
       store.record([{ pod: pod('u1'), steps: [step('Authenticated', 1)] }]);
+      await clock.advance(10);
+      await store.committed();
+      const third = stored();
+      assert.deepEqual(third.slice(0, 2), second.slice(0, 2));
+      assert.match(third[2]!, /^u1 \d+ Authenticated$/);
+      // A series step replaced: the record's rows are written again, once each.
+      store.record([{ pod: pod('u2'), steps: [step('ProbeFailed', 20, { count: 1, container: 'c' })] }]);
+      await clock.advance(10);
+      store.record([{ pod: pod('u2'), steps: [step('ProbeFailed', 20, { count: 2, container: 'c' })] }]);
       await store.stop();
+      assert.deepEqual(
+        stored()
+          .filter((r) => r.startsWith('u2'))
+          .map((r) => r.replace(/ \d+ /, ' ')),
+        ['u2 RequestReceived,ProbeFailed'],
+      );
       const reopened = await storeWith({ file });
       assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Authenticated', 'Persisted', 'Bound']);
+      assert.equal(reopened.store.get('default', 'u2')!.steps[1]!.count, 2);
       await reopened.store.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -240,15 +260,52 @@ describe('TimelineStore persistence', () => {
       legacy.exec('CREATE TABLE timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
       const head = { apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimeline', metadata: { name: 'u1', namespace: 'default', resourceVersion: '7' }, pod: pod('u1') };
       legacy.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?)').run('u1', JSON.stringify({ ...head, steps: [step('RequestReceived', 0)] }));
+      // And a record of the next format: one row per step object.
+      legacy.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?)').run('u2', JSON.stringify({ ...head, metadata: { ...head.metadata, name: 'u2' }, pod: pod('u2') }));
+      legacy.exec('CREATE TABLE timeline_steps (uid TEXT NOT NULL, body TEXT NOT NULL)');
+      for (const s of [step('RequestReceived', 0), step('Persisted', 5)]) legacy.prepare('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)').run('u2', JSON.stringify(s));
       legacy.close();
       const first = await storeWith({ file });
       assert.deepEqual(first.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived']);
+      assert.deepEqual(first.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       first.store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
       await first.store.stop();
       const second = await storeWith({ file });
       assert.deepEqual(second.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted'], 'each step once');
+      assert.deepEqual(second.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       assert.equal(second.store.resourceVersion, 8);
       await second.store.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a failed write rejects who waited for it, and the next commit writes the records whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
+    try {
+      const file = join(dir, 'timeline.db');
+      let failNext = false;
+      const writer = (f: string): TimelineFileWriter => {
+        const sqlite = new SqliteTimelineWriter(f);
+        return {
+          write: (writes) => (failNext ? ((failNext = false), Promise.reject(new Error('disk full'))) : sqlite.write(writes)),
+          close: () => sqlite.close(),
+        };
+      };
+      const { store, clock } = await storeWith({ file, writer });
+      store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+      await clock.advance(10);
+      await store.committed();
+      failNext = true;
+      store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
+      const failed = assert.rejects(store.committed(), (err: unknown) => err instanceof StatusError && err.code === 500);
+      await clock.advance(10);
+      await failed;
+      await clock.advance(10);
+      await store.stop();
+      const reopened = await storeWith({ file });
+      assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
+      await reopened.store.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,14 +1,13 @@
 // The pod timeline store: one PodTimeline per pod UID, in memory, written behind to a SQLite side
-// file (DATA/timeline.db): the records changed within `commitDelayMs` go in one transaction, a
-// record's head (all but its steps) in `timelines` and its steps one row each in `timeline_steps`,
-// so a record that only gained steps writes those steps and its small head. Durable means committed: the
-// batch API answers 201 only after `committed()`, so an answered batch survives a crash (SQLite WAL,
-// synchronous=NORMAL: an OS crash may lose the last commits, a process crash does not). It is this API server's own file even with etcd storage: each API server keeps the steps
+// file (DATA/timeline.db, file.ts) by a writer thread: the records changed within `commitDelayMs` go
+// in one transaction, a record that only gained steps appends them beside its small head. Durable
+// means committed: the batch API answers 201 only after `committed()`, so an answered batch survives
+// a crash (SQLite WAL, synchronous=NORMAL: an OS crash may lose the last commits, a process crash
+// does not). It is this API server's own file even with etcd storage: each API server keeps the steps
 // it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
 // with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
 // records past the retention after their pod's deletion; a global cap evicts deleted pods' records
 // first, then the oldest.
-import Database from 'better-sqlite3';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { expired, internalError } from '../../api/errors.js';
 import { microTime, rfc3339 } from '../../api/time.js';
@@ -17,6 +16,7 @@ import type { Clock, Timer } from '../../util/clock.js';
 import type { Service } from '../../util/lifecycle.js';
 import type { Logger } from '../../util/log.js';
 import { every } from '../../util/periodic.js';
+import { defaultTimelineWriter, loadTimelineFile, type TimelineFileWriter, type TimelineWrite } from './file.js';
 import { mergeSteps } from './merge.js';
 import type { TimelineSink } from './sink.js';
 
@@ -50,6 +50,8 @@ export interface TimelineStoreOptions {
   logger: Logger;
   /** The SQLite side file; absent: memory only. */
   file?: string;
+  /** What writes the file (default: defaultTimelineWriter). */
+  writer?: (file: string) => TimelineFileWriter;
   /** --pod-timeline=false: nothing is kept (default true). */
   enabled?: boolean;
   /** --pod-timeline-retention: how long a record outlives its pod (default 24 h). */
@@ -95,15 +97,11 @@ export class TimelineStore implements Service {
   private rv = 0;
   private readonly history: TimelineEvent[] = [];
   private readonly watchers = new Set<Watcher>();
-  private db?: Database.Database;
-  private sql?: {
-    upsertHead: Database.Statement<[string, string]>;
-    removeHead: Database.Statement<[string]>;
-    addStep: Database.Statement<[string, string]>;
-    removeSteps: Database.Statement<[string]>;
-  };
-  /** The steps each record had at its last commit: a record whose steps still start with them appends the rest. */
-  private readonly written = new Map<string, readonly TimelineStep[]>();
+  private writer?: TimelineFileWriter;
+  /** The last write handed to the writer, settled (committed() waits for it when nothing else is due). */
+  private inFlight: Promise<void> = Promise.resolve();
+  /** The steps each record's rows hold: a record that kept them all appends its new ones, in any order. */
+  private readonly written = new Map<string, ReadonlySet<TimelineStep>>();
   private sweeper?: Timer;
   /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
   private readonly dirty = new Map<string, boolean>();
@@ -128,35 +126,15 @@ export class TimelineStore implements Service {
   async start(): Promise<void> {
     if (!this.enabled) return;
     if (this.opts.file) {
-      const db = new Database(this.opts.file);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.exec('CREATE TABLE IF NOT EXISTS timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
-      db.exec('CREATE TABLE IF NOT EXISTS timeline_steps (uid TEXT NOT NULL, body TEXT NOT NULL)');
-      db.exec('CREATE INDEX IF NOT EXISTS timeline_steps_uid ON timeline_steps (uid)');
-      this.sql = {
-        upsertHead: db.prepare('INSERT INTO timelines (uid, body) VALUES (?, ?) ON CONFLICT(uid) DO UPDATE SET body = excluded.body'),
-        removeHead: db.prepare('DELETE FROM timelines WHERE uid = ?'),
-        addStep: db.prepare('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)'),
-        removeSteps: db.prepare('DELETE FROM timeline_steps WHERE uid = ?'),
-      };
-      const steps = new Map<string, TimelineStep[]>();
-      for (const row of db.prepare('SELECT uid, body FROM timeline_steps ORDER BY rowid').iterate() as IterableIterator<{ uid: string; body: string }>) {
-        let list = steps.get(row.uid);
-        if (!list) steps.set(row.uid, (list = []));
-        list.push(JSON.parse(row.body) as TimelineStep);
-      }
-      const rows = db.prepare('SELECT uid, body FROM timelines ORDER BY rowid').all() as { uid: string; body: string }[];
-      for (const row of rows) {
-        // A head written before steps had their own rows carries them itself.
-        const head = JSON.parse(row.body) as Omit<PodTimeline, 'steps'> & { steps?: TimelineStep[] };
-        const t: PodTimeline = { ...head, steps: [...(head.steps ?? []), ...(steps.get(row.uid) ?? [])] };
-        this.timelines.set(row.uid, t);
-        if (!head.steps) this.written.set(row.uid, t.steps);
+      const loaded = loadTimelineFile(this.opts.file);
+      for (const { timeline: t, legacy } of loaded) {
+        this.timelines.set(t.metadata.name!, t);
+        // A head that carried its steps is written again, its steps as rows.
+        if (!legacy) this.written.set(t.metadata.name!, new Set(t.steps));
         this.rv = Math.max(this.rv, Number(t.metadata.resourceVersion ?? 0));
       }
-      this.db = db;
-      if (rows.length) this.opts.logger.info({ pods: rows.length, file: this.opts.file }, 'pod timelines loaded');
+      this.writer = (this.opts.writer ?? defaultTimelineWriter)(this.opts.file);
+      if (loaded.length) this.opts.logger.info({ pods: loaded.length, file: this.opts.file }, 'pod timelines loaded');
     }
     this.sweeper = every(this.opts.clock, this.opts.sweepIntervalMs ?? 60_000, () => this.sweep());
   }
@@ -165,8 +143,9 @@ export class TimelineStore implements Service {
     this.sweeper?.cancel();
     for (const w of this.watchers) this.watchers.delete(w);
     this.commit();
-    this.db?.close();
-    this.db = undefined;
+    await this.inFlight;
+    await this.writer?.close();
+    this.writer = undefined;
   }
 
   /** The store's resourceVersion: the last change's. */
@@ -307,61 +286,70 @@ export class TimelineStore implements Service {
 
   /** Resolves once everything recorded so far is in the file (at once without one). */
   committed(): Promise<void> {
-    if (!this.commitTimer) return Promise.resolve();
+    if (!this.commitTimer) return this.inFlight;
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   /** Marks records to write behind; the first change after a commit schedules the next. */
   private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
-    if (!this.db) return;
+    if (!this.writer) return;
     for (const t of written) this.dirty.set(t.metadata.name!, true);
     for (const t of removed) this.dirty.set(t.metadata.name!, false);
     this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
   }
 
-  /** Writes every changed record in one transaction, then answers who waited for it. */
+  /**
+   * Hands every changed record to the writer as one transaction, then answers who waited for it. A
+   * failed write marks its records again, to be written whole by the next commit.
+   */
   private commit(): void {
     this.commitTimer?.cancel();
     this.commitTimer = undefined;
     const waiters = this.waiters;
     this.waiters = [];
-    const db = this.db;
-    const sql = this.sql!;
-    if (db && this.dirty.size) {
-      const written: [string, readonly TimelineStep[] | undefined][] = [];
-      try {
-        db.transaction(() => {
-          for (const [uid, keep] of this.dirty) {
-            const t = keep ? this.timelines.get(uid) : undefined;
-            if (!t) {
-              sql.removeHead.run(uid);
-              sql.removeSteps.run(uid);
-              written.push([uid, undefined]);
-              continue;
-            }
-            const { steps, ...head } = t;
-            sql.upsertHead.run(uid, JSON.stringify(head));
-            const before = this.written.get(uid);
-            let from = before && before.length <= steps.length && before.every((s, i) => steps[i] === s) ? before.length : 0;
-            // Replaced, re-sorted or cut steps: the record's rows are written again.
-            if (from === 0) sql.removeSteps.run(uid);
-            for (; from < steps.length; from++) sql.addStep.run(uid, JSON.stringify(steps[from]));
-            written.push([uid, steps]);
-          }
-        })();
-      } catch (err) {
-        // Kept marked: the next change's commit tries them again.
-        this.opts.logger.error({ err }, 'writing pod timelines failed');
-        for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
-        return;
-      }
-      this.dirty.clear();
-      for (const [uid, steps] of written) {
-        if (steps) this.written.set(uid, steps);
-        else this.written.delete(uid);
-      }
+    const writer = this.writer;
+    if (!writer || this.dirty.size === 0) {
+      void this.inFlight.then(() => waiters.forEach((w) => w.resolve()));
+      return;
     }
-    for (const w of waiters) w.resolve();
+    const writes: TimelineWrite[] = [];
+    for (const [uid, keep] of this.dirty) {
+      const t = keep ? this.timelines.get(uid) : undefined;
+      if (!t) {
+        writes.push({ uid });
+        this.written.delete(uid);
+        continue;
+      }
+      const { steps, ...head } = t;
+      // Steps arrive out of start order (each component batches its own), so rows are appended as
+      // they come and sorted on load; a record that lost a written step (a series step replaced,
+      // the cap) has its rows written again.
+      const before = this.written.get(uid);
+      let kept = 0;
+      if (before) for (const step of steps) if (before.has(step)) kept++;
+      const write: TimelineWrite = { uid, head };
+      if (!before || kept !== before.size) {
+        write.rewrite = true;
+        write.steps = steps;
+      } else if (kept < steps.length) {
+        write.steps = steps.filter((step) => !before.has(step));
+      }
+      writes.push(write);
+      this.written.set(uid, new Set(steps));
+    }
+    this.dirty.clear();
+    this.inFlight = writer.write(writes).then(
+      () => waiters.forEach((w) => w.resolve()),
+      (err: unknown) => {
+        this.opts.logger.error({ err }, 'writing pod timelines failed');
+        for (const w of writes) {
+          this.written.delete(w.uid);
+          if (!this.dirty.has(w.uid)) this.dirty.set(w.uid, w.head !== undefined);
+        }
+        if (this.writer) this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
+        for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
+      },
+    );
   }
 
   private announceEvicted(evicted: readonly PodTimeline[]): void {

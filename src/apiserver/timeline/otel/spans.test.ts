@@ -20,8 +20,8 @@ function timeline(steps: TimelineStep[], extra: Partial<PodTimeline> = {}): PodT
 }
 
 const received: TimelineStep = { step: 'RequestReceived', component: 'kube-apiserver', start: '2026-01-01T10:00:00.000100Z', attributes: { user: 'admin', traceparent: `00-${clientTrace}-${clientSpan}-01` } };
-const admissionA: TimelineStep = { step: 'Admission', component: 'kube-apiserver', start: '2026-01-01T10:00:00.001000Z', end: '2026-01-01T10:00:00.001500Z', attributes: { plugin: 'ServiceAccount', mutated: 'spec.volumes' } };
-const admissionB: TimelineStep = { step: 'Admission', component: 'kube-apiserver', start: '2026-01-01T10:00:00.001000Z', end: '2026-01-01T10:00:00.001200Z', attributes: { plugin: 'Priority' } };
+const admissionA: TimelineStep = { step: 'Admission', component: 'kube-apiserver', start: '2026-01-01T10:00:00.001000Z', end: '2026-01-01T10:00:00.001500Z', attributes: { phase: 'mutating', plugins: 'ServiceAccount 480µs', mutated: 'ServiceAccount: spec.volumes' } };
+const admissionB: TimelineStep = { step: 'Admission', component: 'kube-apiserver', start: '2026-01-01T10:00:00.001000Z', end: '2026-01-01T10:00:00.001200Z', attributes: { phase: 'validating', plugins: 'PodSecurity 190µs' } };
 const attempts: TimelineStep = {
   step: 'SchedulingAttempt',
   component: 'default-scheduler',
@@ -92,8 +92,8 @@ describe('pod timeline → spans', () => {
     const [b] = byName(spans, 'Bound');
     assert.deepEqual(b!.service, { 'service.name': 'default-scheduler' });
     assert.equal(b!.attributes['k8s.node.name'], 'node-1', 'the node the pod was bound to');
-    const [a] = byName(spans, 'Admission').filter((s) => s.attributes['kite.step.attributes.plugin'] === 'ServiceAccount');
-    assert.equal(a!.attributes['kite.step.attributes.mutated'], 'spec.volumes');
+    const [a] = byName(spans, 'Admission').filter((s) => s.attributes['kite.step.attributes.phase'] === 'mutating');
+    assert.equal(a!.attributes['kite.step.attributes.mutated'], 'ServiceAccount: spec.volumes');
     assert.equal(a!.attributes['k8s.node.name'], undefined);
     const [root] = byName(spans, 'Pod');
     assert.deepEqual(root!.service, { 'service.name': 'kube-apiserver' });

@@ -1,0 +1,158 @@
+// The pod timeline's side file (DATA/timeline.db): a record's head (all but its steps) in `timelines`,
+// its steps in `timeline_steps`, one row per commit holding the steps that commit appended (a JSON
+// array; rows of one step object from older files still load). Written off the API server's event
+// loop: ThreadTimelineWriter (writer-thread.ts) runs SqliteTimelineWriter in a worker thread.
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
+import { byStart } from './merge.js';
+
+/** One record's change: `head` absent removes it; `steps` are appended, or replace its rows with `rewrite`. */
+export interface TimelineWrite {
+  uid: string;
+  head?: Omit<PodTimeline, 'steps'>;
+  steps?: readonly TimelineStep[];
+  rewrite?: boolean;
+}
+
+/** Where the store's commits go: one transaction per `write`, applied in call order. */
+export interface TimelineFileWriter {
+  write(writes: readonly TimelineWrite[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A loaded record; `legacy`: its steps came from its head (a file from before steps had rows). */
+export interface LoadedTimeline {
+  timeline: PodTimeline;
+  legacy: boolean;
+}
+
+function open(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE IF NOT EXISTS timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
+  db.exec('CREATE TABLE IF NOT EXISTS timeline_steps (uid TEXT NOT NULL, body TEXT NOT NULL)');
+  db.exec('CREATE INDEX IF NOT EXISTS timeline_steps_uid ON timeline_steps (uid)');
+  return db;
+}
+
+/** Every record in the file, in the order they were first written (the file is created when missing). */
+export function loadTimelineFile(file: string): LoadedTimeline[] {
+  const db = open(file);
+  try {
+    const steps = new Map<string, TimelineStep[]>();
+    for (const row of db.prepare('SELECT uid, body FROM timeline_steps ORDER BY rowid').iterate() as IterableIterator<{ uid: string; body: string }>) {
+      let list = steps.get(row.uid);
+      if (!list) steps.set(row.uid, (list = []));
+      const body = JSON.parse(row.body) as TimelineStep | TimelineStep[];
+      if (Array.isArray(body)) list.push(...body);
+      else list.push(body);
+    }
+    const out: LoadedTimeline[] = [];
+    for (const row of db.prepare('SELECT uid, body FROM timelines ORDER BY rowid').iterate() as IterableIterator<{ uid: string; body: string }>) {
+      const head = JSON.parse(row.body) as Omit<PodTimeline, 'steps'> & { steps?: TimelineStep[] };
+      // Rows hold steps in the order they arrived: sorted by start as the store keeps them.
+      const all = [...(head.steps ?? []), ...(steps.get(row.uid) ?? [])].sort(byStart);
+      out.push({ timeline: { ...head, steps: all }, legacy: head.steps !== undefined });
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+/** Writes in the calling thread: the worker thread's body, and the store's writer in unit tests. */
+export class SqliteTimelineWriter implements TimelineFileWriter {
+  private readonly db: Database.Database;
+  private readonly apply: (writes: readonly TimelineWrite[]) => void;
+
+  constructor(file: string) {
+    const db = (this.db = open(file));
+    const upsertHead = db.prepare<[string, string]>('INSERT INTO timelines (uid, body) VALUES (?, ?) ON CONFLICT(uid) DO UPDATE SET body = excluded.body');
+    const removeHead = db.prepare<[string]>('DELETE FROM timelines WHERE uid = ?');
+    const addSteps = db.prepare<[string, string]>('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)');
+    const removeSteps = db.prepare<[string]>('DELETE FROM timeline_steps WHERE uid = ?');
+    this.apply = db.transaction((writes: readonly TimelineWrite[]) => {
+      for (const w of writes) {
+        if (w.head === undefined) {
+          removeHead.run(w.uid);
+          removeSteps.run(w.uid);
+          continue;
+        }
+        upsertHead.run(w.uid, JSON.stringify(w.head));
+        if (w.rewrite) removeSteps.run(w.uid);
+        if (w.steps?.length) addSteps.run(w.uid, JSON.stringify(w.steps));
+      }
+    });
+  }
+
+  async write(writes: readonly TimelineWrite[]): Promise<void> {
+    this.apply(writes);
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+/**
+ * What the writer thread and the API server tell each other; a commit's writes travel as one JSON
+ * text in a transferred buffer (cloning thousands of small objects, or even one long string, cost
+ * the API server's event loop more).
+ */
+export type WriterMessage = { id: number; writes: Uint8Array } | { id: number; error?: string } | 'close' | 'closed';
+
+const encoder = new TextEncoder();
+
+/** SqliteTimelineWriter in a worker thread: the commits' SQLite work stays off the API server's event loop. */
+export class ThreadTimelineWriter implements TimelineFileWriter {
+  private readonly worker: Worker;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+
+  constructor(file: string) {
+    this.worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { file } });
+    this.worker.on('message', (m: WriterMessage) => {
+      if (typeof m !== 'object' || 'writes' in m) return;
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.error === undefined) p?.resolve();
+      else p?.reject(new Error(m.error));
+    });
+    this.worker.on('error', (err) => this.failAll(err));
+    this.worker.on('exit', () => this.failAll(new Error('the pod timeline writer thread exited')));
+  }
+
+  write(writes: readonly TimelineWrite[]): Promise<void> {
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const bytes = encoder.encode(JSON.stringify(writes));
+      this.worker.postMessage({ id, writes: bytes } satisfies WriterMessage, [bytes.buffer]);
+    });
+  }
+
+  /** Waits for the writes posted so far (the thread takes messages in order), then ends the thread. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.worker.once('message', (m: WriterMessage) => m === 'closed' && resolve());
+      this.worker.once('exit', () => resolve());
+      this.worker.postMessage('close' satisfies WriterMessage);
+    });
+    await this.worker.terminate();
+  }
+
+  private failAll(err: Error): void {
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+}
+
+/**
+ * The store's writer: a thread when kite runs from its build; in the calling thread when run from the
+ * TypeScript sources (unit tests under tsx, whose loader does not reach a worker's entry).
+ */
+export function defaultTimelineWriter(file: string): TimelineFileWriter {
+  return import.meta.url.endsWith('.ts') ? new SqliteTimelineWriter(file) : new ThreadTimelineWriter(file);
+}
