@@ -62,10 +62,50 @@ export function loadTimelineFile(file: string): LoadedTimeline[] {
   }
 }
 
+/** A write as stored: the head and the new steps as JSON texts. */
+export interface TimelineRow {
+  uid: string;
+  head?: string;
+  steps?: string;
+  rewrite?: boolean;
+}
+
+function toRows(writes: readonly TimelineWrite[]): TimelineRow[] {
+  return writes.map((w) => {
+    const row: TimelineRow = { uid: w.uid };
+    if (w.head === undefined) return row;
+    row.head = JSON.stringify(w.head);
+    if (w.steps?.length) row.steps = JSON.stringify(w.steps);
+    if (w.rewrite) row.rewrite = true;
+    return row;
+  });
+}
+
+/**
+ * Rows as one text for the writer thread, a line each: `uid<TAB>rewrite<TAB>head<TAB>steps`, the uid
+ * as a JSON string. JSON escapes every control character, so no field holds a raw tab or newline,
+ * and the thread stores the bodies without parsing them.
+ */
+export function rowsText(rows: readonly TimelineRow[]): string {
+  return rows.map((r) => `${JSON.stringify(r.uid)}\t${r.rewrite ? 1 : 0}\t${r.head ?? ''}\t${r.steps ?? ''}`).join('\n');
+}
+
+export function rowsOfText(text: string): TimelineRow[] {
+  if (text === '') return [];
+  return text.split('\n').map((line) => {
+    const [uid, rewrite, head, steps] = line.split('\t');
+    const row: TimelineRow = { uid: JSON.parse(uid!) as string };
+    if (head) row.head = head;
+    if (steps) row.steps = steps;
+    if (rewrite === '1') row.rewrite = true;
+    return row;
+  });
+}
+
 /** Writes in the calling thread: the worker thread's body, and the store's writer in unit tests. */
 export class SqliteTimelineWriter implements TimelineFileWriter {
   private readonly db: Database.Database;
-  private readonly apply: (writes: readonly TimelineWrite[]) => void;
+  readonly writeRows: (rows: readonly TimelineRow[]) => void;
 
   constructor(file: string) {
     const db = (this.db = open(file));
@@ -73,22 +113,22 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
     const removeHead = db.prepare<[string]>('DELETE FROM timelines WHERE uid = ?');
     const addSteps = db.prepare<[string, string]>('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)');
     const removeSteps = db.prepare<[string]>('DELETE FROM timeline_steps WHERE uid = ?');
-    this.apply = db.transaction((writes: readonly TimelineWrite[]) => {
-      for (const w of writes) {
-        if (w.head === undefined) {
-          removeHead.run(w.uid);
-          removeSteps.run(w.uid);
+    this.writeRows = db.transaction((rows: readonly TimelineRow[]) => {
+      for (const r of rows) {
+        if (r.head === undefined) {
+          removeHead.run(r.uid);
+          removeSteps.run(r.uid);
           continue;
         }
-        upsertHead.run(w.uid, JSON.stringify(w.head));
-        if (w.rewrite) removeSteps.run(w.uid);
-        if (w.steps?.length) addSteps.run(w.uid, JSON.stringify(w.steps));
+        upsertHead.run(r.uid, r.head);
+        if (r.rewrite) removeSteps.run(r.uid);
+        if (r.steps) addSteps.run(r.uid, r.steps);
       }
     });
   }
 
   async write(writes: readonly TimelineWrite[]): Promise<void> {
-    this.apply(writes);
+    this.writeRows(toRows(writes));
   }
 
   async close(): Promise<void> {
@@ -97,9 +137,9 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
 }
 
 /**
- * What the writer thread and the API server tell each other; a commit's writes travel as one JSON
- * text in a transferred buffer (cloning thousands of small objects, or even one long string, cost
- * the API server's event loop more).
+ * What the writer thread and the API server tell each other; a commit's rows travel as one text
+ * (rowsText) in a transferred buffer (cloning thousands of small objects, or even one long string,
+ * cost the API server's event loop more).
  */
 export type WriterMessage = { id: number; writes: Uint8Array } | { id: number; error?: string } | 'close' | 'closed';
 
@@ -128,7 +168,7 @@ export class ThreadTimelineWriter implements TimelineFileWriter {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      const bytes = encoder.encode(JSON.stringify(writes));
+      const bytes = encoder.encode(rowsText(toRows(writes)));
       this.worker.postMessage({ id, writes: bytes } satisfies WriterMessage, [bytes.buffer]);
     });
   }

@@ -60,7 +60,7 @@ export interface TimelineStoreOptions {
   maxPods?: number;
   /** Steps kept per pod before the oldest repeats go (default 1,000). */
   maxStepsPerPod?: number;
-  /** Watch events kept for resuming (default 1,000). */
+  /** Watch events kept for resuming: at least this many, at most twice (default 1,000). */
   historySize?: number;
   /** How long changes gather before one transaction writes them (default 10 ms). */
   commitDelayMs?: number;
@@ -361,7 +361,8 @@ export class TimelineStore implements Service {
 
   private publish(event: TimelineEvent): void {
     this.history.push(event);
-    if (this.history.length > this.historySize) this.history.splice(0, this.history.length - this.historySize);
+    // Trimmed in chunks: one splice per historySize events instead of a shift of the whole ring each.
+    if (this.history.length >= 2 * this.historySize) this.history.splice(0, this.history.length - this.historySize);
     for (const w of this.watchers) if (selected(w.filter, event.object)) w.send(event);
   }
 }

@@ -1,7 +1,8 @@
 // The pod timeline writer's thread entry: SQLite transactions for the API server's timeline store,
-// taken in the order they were posted, each answered with its id (and the error, if it failed).
+// taken in the order they were posted (rows as rowsText), each answered with its id (and the error,
+// if it failed).
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteTimelineWriter, type TimelineWrite, type WriterMessage } from './file.js';
+import { rowsOfText, SqliteTimelineWriter, type WriterMessage } from './file.js';
 
 const port = parentPort!;
 const decoder = new TextDecoder();
@@ -12,8 +13,10 @@ port.on('message', (m: WriterMessage) => {
     return;
   }
   if (typeof m !== 'object' || !('writes' in m)) return;
-  writer.write(JSON.parse(decoder.decode(m.writes)) as TimelineWrite[]).then(
-    () => port.postMessage({ id: m.id } satisfies WriterMessage),
-    (err: unknown) => port.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies WriterMessage),
-  );
+  try {
+    writer.writeRows(rowsOfText(decoder.decode(m.writes)));
+    port.postMessage({ id: m.id } satisfies WriterMessage);
+  } catch (err) {
+    port.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies WriterMessage);
+  }
 });
