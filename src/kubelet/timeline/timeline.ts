@@ -54,9 +54,14 @@ function podRefOf(pod: Pod): TimelinePodRef {
   return { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' };
 }
 
+/** Forgotten pods remembered as such, so that a clean-up repeated after housekeeping forgot the pod records nothing. */
+const maxForgotten = 1000;
+
 export class KubeletTimeline {
   readonly component: string;
   private readonly pods = new Map<string, PodRecord>();
+  /** UIDs of pods the kubelet is done with, oldest first (a Set keeps insertion order). */
+  private readonly forgotten = new Set<string>();
 
   constructor(private readonly config: KubeletTimelineConfig) {
     this.component = `kubelet/${config.nodeName}`;
@@ -68,12 +73,16 @@ export class KubeletTimeline {
 
   private podRecord(uid: string): PodRecord {
     let r = this.pods.get(uid);
-    if (!r) this.pods.set(uid, (r = { once: new Set(), series: new Map(), exited: new Set(), watched: false }));
+    if (!r) {
+      r = { once: new Set(), series: new Map(), exited: new Set(), watched: false };
+      // A forgotten pod's record is not kept again: it records nothing (send) and would never be forgotten.
+      if (!this.forgotten.has(uid)) this.pods.set(uid, r);
+    }
     return r;
   }
 
   private send(pod: Pod, step: TimelineStepName, startMs: number, endMs: number | undefined, fields: StepFields, extra?: Pick<TimelineStep, 'count' | 'lastTime'>): void {
-    if (!pod.metadata?.uid) return;
+    if (!pod.metadata?.uid || this.forgotten.has(pod.metadata.uid)) return;
     const s: TimelineStep = { step, component: this.component, start: stepTime(startMs), ...fields, ...extra };
     if (endMs !== undefined) s.end = stepTime(Math.max(startMs, endMs));
     this.config.recorder.record(podRefOf(pod), s);
@@ -168,8 +177,13 @@ export class KubeletTimeline {
     this.config.metrics?.observePodStart(total - pulling, total);
   }
 
-  /** The pod is gone from the kubelet: forget what was remembered for it. */
+  /**
+   * The pod is gone from the kubelet: forget what was remembered for it, and record nothing more for
+   * it (its worker may still finish a clean-up it had started: its steps were recorded the first time).
+   */
   forgetPod(uid: string): void {
     this.pods.delete(uid);
+    this.forgotten.add(uid);
+    if (this.forgotten.size > maxForgotten) this.forgotten.delete(this.forgotten.values().next().value!);
   }
 }
