@@ -148,25 +148,30 @@ function controllerName(user: UserInfo): string | undefined {
 
 /**
  * The paths a mutating admission plugin changed, e.g. `spec.volumes, spec.containers[0].volumeMounts`:
- * down through objects and same-length lists, naming the first level where they differ. One walk:
- * equal subtrees below the named depth are compared whole only there.
+ * down through objects and same-length lists, naming the first level where they differ. It runs
+ * after every mutating plugin of every traced pod write and most change nothing, so a subtree is
+ * first compared whole, which allocates nothing, and paths are spelled only where it differs.
  */
 export function changedPaths(before: unknown, after: unknown, path = '', depth = 5, out: string[] = []): string[] {
-  if (before === after) return out;
+  if (stableEqual(before, after)) return out;
   const bothObjects = typeof before === 'object' && before !== null && typeof after === 'object' && after !== null;
   if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after)) {
-    if (!stableEqual(before, after)) out.push(path);
+    out.push(path);
     return out;
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     if (before.length !== after.length) out.push(path);
-    else for (let i = 0; i < before.length; i++) changedPaths(before[i], after[i], `${path}[${i}]`, depth - 1, out);
+    else for (let i = 0; i < before.length; i++) if (!stableEqual(before[i], after[i])) changedPaths(before[i], after[i], `${path}[${i}]`, depth - 1, out);
     return out;
   }
   const b = before as Record<string, unknown>;
   const a = after as Record<string, unknown>;
-  for (const k of Object.keys(b)) changedPaths(b[k], Object.hasOwn(a, k) ? a[k] : undefined, path ? `${path}.${k}` : k, depth - 1, out);
-  for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) changedPaths(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out);
+  for (const k of Object.keys(b)) {
+    const bv = b[k];
+    const av = Object.hasOwn(a, k) ? a[k] : undefined;
+    if (!stableEqual(bv, av)) changedPaths(bv, av, path ? `${path}.${k}` : k, depth - 1, out);
+  }
+  for (const k of Object.keys(a)) if (!Object.hasOwn(b, k) && a[k] !== undefined) changedPaths(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out);
   return out;
 }
 
