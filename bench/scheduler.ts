@@ -26,6 +26,7 @@ import { parseArgs } from '../src/util/args.js';
 import { RestClient } from '../src/client/rest.js';
 import { loadKubeconfig } from '../src/client/kubeconfig.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { taintNodeNotReady, taintNodeUnreachable } from '../src/controllers/nodelifecycle/health.js';
 import { percentile } from './load.js';
 import { follow, pool, spawnKite, until, type Proc } from './kite.js';
 
@@ -144,7 +145,7 @@ interface NodeLike {
 }
 
 /** The taints a node starts with (TaintNodesByCondition) and loses once the node lifecycle controller sees it Ready. */
-const conditionTaints = new Set(['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']);
+const conditionTaints = new Set([taintNodeNotReady, taintNodeUnreachable]);
 
 async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'kite-bench-sched-'));

@@ -132,6 +132,16 @@ export function kubectlOk(server: { kubeconfig: string }, args: string[], input?
   return r.stdout;
 }
 
+/** Polls `read` until its text matches `re`; a timeout names the last text seen. */
+export async function eventuallyMatches(read: () => string, re: RegExp, what: string, timeoutMs?: number): Promise<string> {
+  let last = '';
+  try {
+    return await eventually(() => ((last = read()), re.test(last) ? last : undefined), `${what} to match ${re}`, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last: ${last}`, { cause: err });
+  }
+}
+
 /** Polls until fn returns a value (not undefined), for state that converges. */
 export async function eventually<T>(fn: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { eventually, examplesDir, kiteBin, kubectlOk } from './harness.js';
+import { eventuallyMatches, examplesDir, kiteBin, kubectlOk } from './harness.js';
 import { canRunContainers, startCluster, stopAndReset, type KiteCluster } from './cluster.js';
 
 const skip = canRunContainers ? false : 'running containers needs root';
@@ -19,14 +19,7 @@ describe('kite why on kite up (containerd)', { skip }, () => {
   const kite = (args: string[]) => spawnSync(process.execPath, [kiteBin, ...args], { env: { ...process.env, KUBECONFIG: cluster.kubeconfig }, encoding: 'utf8', timeout: 30_000 });
   const why = (name: string) => kite(['why', name]).stdout.trim();
   /** Polls kite why until its line matches; a timeout names the last line seen. */
-  const until = async (name: string, re: RegExp, timeoutMs = 120_000) => {
-    let last = '';
-    try {
-      return await eventually(() => ((last = why(name)), re.test(last) ? last : undefined), `kite why ${name} to match ${re}`, timeoutMs);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}; last: ${last}`, { cause: err });
-    }
-  };
+  const until = (name: string, re: RegExp, timeoutMs = 120_000) => eventuallyMatches(() => why(name), re, `kite why ${name}`, timeoutMs);
 
   before(async () => {
     cluster = await startCluster({ extraArgs: ['--bridge', 'kite-tlw', '--pod-cidr', '10.217.201.0/24', '--cgroup-root', '/kite-tlw'] });

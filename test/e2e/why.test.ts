@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { eventually, kiteBin, kubectlOk, repoRoot, simCluster } from './harness.js';
+import { eventuallyMatches, kiteBin, kubectlOk, repoRoot, simCluster } from './harness.js';
 
 interface Run {
   status: number | null;
@@ -26,14 +26,7 @@ describe('kite why / kite timeline (kite server + kite sim)', () => {
   };
   const why = (pod: string) => kite(['why', pod]).stdout.trim();
   /** Polls kite why until its line matches; a timeout names the last line seen. */
-  const until = async (pod: string, re: RegExp, timeoutMs = 30_000) => {
-    let last = '';
-    try {
-      return await eventually(() => ((last = why(pod)), re.test(last) ? last : undefined), `kite why ${pod} to match ${re}`, timeoutMs);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}; last: ${last}`, { cause: err });
-    }
-  };
+  const until = (pod: string, re: RegExp, timeoutMs = 30_000) => eventuallyMatches(() => why(pod), re, `kite why ${pod}`, timeoutMs);
 
   it('unschedulable: insufficient cpu (needs, largest free) and an untolerated taint', async () => {
     k(['taint', 'node', 'sim-2', 'dedicated=gpu:NoSchedule']);

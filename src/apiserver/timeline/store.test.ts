@@ -167,11 +167,19 @@ describe('TimelineStore watch', () => {
   });
 });
 
+/** A fresh directory's timeline.db for fn, removed afterwards. */
+async function withTimelineFile(fn: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
+  try {
+    await fn(join(dir, 'timeline.db'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('TimelineStore persistence', () => {
   it('loads what it kept from its file after a restart; a resourceVersion from before is 410', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
-    try {
-      const file = join(dir, 'timeline.db');
+    await withTimelineFile(async (file) => {
       const first = await storeWith({ file });
       first.store.record([{ pod: { ...pod('u1'), nodeName: 'n1' }, steps: [step('RequestReceived', 0), step('Bound', 10, { attributes: { node: 'n1' } })] }]);
       first.store.record([{ pod: pod('u2'), steps: [step('RequestReceived', 0), step('Deleted', 10)] }]);
@@ -186,15 +194,11 @@ describe('TimelineStore persistence', () => {
       second.store.record([{ pod: pod('u1'), steps: [step('Ready', 20)] }]);
       assert.equal(second.store.get('default', 'u1')!.metadata.resourceVersion, String(rv + 1));
       await second.store.stop();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('writes behind: the changes of one window go in one commit, committed() resolves only after it, new steps are appended in any order', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
-    try {
-      const file = join(dir, 'timeline.db');
+    await withTimelineFile(async (file) => {
       const { store, clock } = await storeWith({ file, commitDelayMs: 10 });
       // Each row of steps as `uid rowid step,step…`, in order.
       const stored = () => {
@@ -247,15 +251,11 @@ describe('TimelineStore persistence', () => {
       assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Authenticated', 'Persisted', 'Bound']);
       assert.equal(reopened.store.get('default', 'u2')!.steps[1]!.count, 2);
       await reopened.store.stop();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('loads a file whose records carry their steps in the head (before steps had rows), and moves them on the next write', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
-    try {
-      const file = join(dir, 'timeline.db');
+    await withTimelineFile(async (file) => {
       const legacy = new Database(file);
       legacy.exec('CREATE TABLE timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
       const head = { apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimeline', metadata: { name: 'u1', namespace: 'default', resourceVersion: '7' }, pod: pod('u1') };
@@ -275,15 +275,11 @@ describe('TimelineStore persistence', () => {
       assert.deepEqual(second.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       assert.equal(second.store.resourceVersion, 8);
       await second.store.stop();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a failed write rejects who waited for it, and the next commit writes the records whole', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-'));
-    try {
-      const file = join(dir, 'timeline.db');
+    await withTimelineFile(async (file) => {
       let failNext = false;
       const writer = (f: string): TimelineFileWriter => {
         const sqlite = new SqliteTimelineWriter(f);
@@ -306,8 +302,6 @@ describe('TimelineStore persistence', () => {
       const reopened = await storeWith({ file });
       assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       await reopened.store.stop();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -290,11 +290,16 @@ export class TimelineStore implements Service {
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** Marks records to write behind; the first change after a commit schedules the next. */
+  /** Marks records to write behind. */
   private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
     if (!this.writer) return;
     for (const t of written) this.dirty.set(t.metadata.name!, true);
     for (const t of removed) this.dirty.set(t.metadata.name!, false);
+    this.scheduleCommit();
+  }
+
+  /** The first change after a commit (or a failed one) schedules the next. */
+  private scheduleCommit(): void {
     this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
   }
 
@@ -346,7 +351,7 @@ export class TimelineStore implements Service {
           this.written.delete(w.uid);
           if (!this.dirty.has(w.uid)) this.dirty.set(w.uid, w.head !== undefined);
         }
-        if (this.writer) this.commitTimer ??= this.opts.clock.setTimer(this.opts.commitDelayMs ?? 10, () => this.commit());
+        if (this.writer) this.scheduleCommit();
         for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
       },
     );

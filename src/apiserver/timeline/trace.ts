@@ -131,11 +131,11 @@ interface AdmittedBy {
 function admissionStep(phase: AdmissionPhase, all: readonly AdmittedBy[]): TimelineStep | undefined {
   const ran = all.filter((a) => a.phase === phase);
   if (ran.length === 0) return undefined;
-  const changes = ran.filter((a) => a.mutated.length).map((a) => `${a.plugin}: ${a.mutated.join(', ')}`);
+  const changers = ran.filter((a) => a.mutated.length);
   const attributes: NonNullable<TimelineStep['attributes']> = { phase, plugins: ran.map((a) => `${a.plugin} ${Math.round((a.end - a.start) * 1000)}µs`).join(', ') };
-  if (changes.length) attributes.mutated = changes.join('; ');
+  if (changers.length) attributes.mutated = changers.map((a) => `${a.plugin}: ${a.mutated.join(', ')}`).join('; ');
   const ranLabel = `${ran.length} ${phase} plugin${ran.length === 1 ? '' : 's'}`;
-  const detail = changes.length ? `${ranLabel}; ${ran.filter((a) => a.mutated.length).map((a) => `${a.plugin} changed ${a.mutated.join(', ')}`).join('; ')}` : ranLabel;
+  const detail = changers.length ? `${ranLabel}; ${changers.map((a) => `${a.plugin} changed ${a.mutated.join(', ')}`).join('; ')}` : ranLabel;
   return { step: 'Admission', component, start: microTime(ran[0]!.start), end: microTime(ran.at(-1)!.end), attributes, detail };
 }
 
@@ -152,27 +152,32 @@ function controllerName(user: UserInfo): string | undefined {
  * after every mutating plugin of every traced pod write and most change nothing, so a subtree is
  * first compared whole, which allocates nothing, and paths are spelled only where it differs.
  */
-export function changedPaths(before: unknown, after: unknown, path = '', depth = 5, out: string[] = []): string[] {
-  if (stableEqual(before, after)) return out;
+export function changedPaths(before: unknown, after: unknown): string[] {
+  const out: string[] = [];
+  if (!stableEqual(before, after)) differences(before, after, '', 5, out);
+  return out;
+}
+
+/** changedPaths below two values known to differ. */
+function differences(before: unknown, after: unknown, path: string, depth: number, out: string[]): void {
   const bothObjects = typeof before === 'object' && before !== null && typeof after === 'object' && after !== null;
   if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after)) {
     out.push(path);
-    return out;
+    return;
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     if (before.length !== after.length) out.push(path);
-    else for (let i = 0; i < before.length; i++) if (!stableEqual(before[i], after[i])) changedPaths(before[i], after[i], `${path}[${i}]`, depth - 1, out);
-    return out;
+    else for (let i = 0; i < before.length; i++) if (!stableEqual(before[i], after[i])) differences(before[i], after[i], `${path}[${i}]`, depth - 1, out);
+    return;
   }
   const b = before as Record<string, unknown>;
   const a = after as Record<string, unknown>;
   for (const k of Object.keys(b)) {
     const bv = b[k];
     const av = Object.hasOwn(a, k) ? a[k] : undefined;
-    if (!stableEqual(bv, av)) changedPaths(bv, av, path ? `${path}.${k}` : k, depth - 1, out);
+    if (!stableEqual(bv, av)) differences(bv, av, path ? `${path}.${k}` : k, depth - 1, out);
   }
-  for (const k of Object.keys(a)) if (!Object.hasOwn(b, k) && a[k] !== undefined) changedPaths(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out);
-  return out;
+  for (const k of Object.keys(a)) if (!Object.hasOwn(b, k) && a[k] !== undefined) differences(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out);
 }
 
 /**
