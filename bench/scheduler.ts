@@ -6,7 +6,8 @@
 // --timeline runs each cluster size with the pod timeline on (kite server and kite sim default: the
 // scheduler, controllers and simulated kubelets batch their steps to the server, which keeps them)
 // and off (--pod-timeline false on both: nothing recorded, nothing kept), --rounds times, the order
-// alternating per round, and prints the bound pods/s of each side and the loss.
+// alternating per round, and prints the bound pods/s of each side, the loss of their means and of
+// each round's pair (with the median), and the server's CPU seconds by thread (threadCpuSeconds).
 // Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
 //
 // Per cluster size it reports:
@@ -19,7 +20,7 @@
 //   - server/sim/bench CPU: user + system seconds of each process over that same span (the API server's
 //     event loop is the bottleneck, and CPU per pod moves less than rates when others load the machine);
 //   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from '../src/util/args.js';
@@ -83,17 +84,41 @@ function pod(i: number): object {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: ns, labels }, spec };
 }
 
-/** CPU time (user + system, every thread) of a process so far, in seconds; USER_HZ is 100 on Linux. */
+/** CPU time (user + system) of a /proc stat file, in seconds; USER_HZ is 100 on Linux. */
+function statCpuSeconds(stat: string): number {
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU time of a process so far (every thread), in seconds. */
 function cpuSeconds(pid: number | undefined): number {
   if (!pid) return NaN;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU seconds so far of a process's threads by name: "main" for the event loop, the worker threads
+ * by the names kite gives them (kube-scheduler, kube-controller, timeline-writer), V8's and libuv's
+ * helpers (garbage collection, mostly) by theirs. A thread that ended takes its time with it.
+ */
+function threadCpuSeconds(pid: number | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!pid) return out;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out.set(name, (out.get(name) ?? 0) + statCpuSeconds(stat));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
 }
 
 function rssMiB(pid: number | undefined): number {
@@ -120,6 +145,8 @@ interface Result {
   running: number;
   /** CPU seconds (all threads) from the first create to the last pod Running: robust to a shared machine's load. */
   serverCpuS: number;
+  /** serverCpuS by thread name (threadCpuSeconds). */
+  serverThreadCpuS: Map<string, number>;
   simCpuS: number;
   /** This process: the creates and the watch that sees every pod (the load generator shares the cores). */
   benchCpuS: number;
@@ -224,6 +251,7 @@ async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result
 
     const first = performance.now();
     const serverCpuBefore = cpuSeconds(server.proc.pid);
+    const serverThreadsBefore = threadCpuSeconds(server.proc.pid);
     const simCpuBefore = cpuSeconds(sim.proc.pid);
     const benchCpuBefore = process.cpuUsage();
     let createErrors = 0;
@@ -239,6 +267,8 @@ async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result
     await until(() => bound >= podCount - createErrors, 300_000, `${podCount} pods bound (${nodes} nodes)`);
     await until(() => running >= podCount - createErrors, 120_000, `${podCount} pods Running (${nodes} nodes)`);
     const serverCpuS = cpuSeconds(server.proc.pid) - serverCpuBefore;
+    const serverThreadCpuS = threadCpuSeconds(server.proc.pid);
+    for (const [name, s] of serverThreadsBefore) serverThreadCpuS.set(name, (serverThreadCpuS.get(name) ?? 0) - s);
     const simCpuS = cpuSeconds(sim.proc.pid) - simCpuBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
     const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
@@ -265,6 +295,7 @@ async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result
       runningS: (lastRunning - first) / 1000,
       running,
       serverCpuS,
+      serverThreadCpuS,
       simCpuS,
       benchCpuS,
       serverRssPeak,
@@ -336,15 +367,27 @@ async function main(): Promise<void> {
   }
   console.log(`| store ceiling | | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | | |`);
   if (timelineModes.length < 2) return;
-  console.log('\n| nodes | bound pods/s, timeline off | bound pods/s, timeline on | loss | server CPU s off / on |');
-  console.log('|---|---|---|---|---|');
+  console.log('\n| nodes | bound pods/s, timeline off | bound pods/s, timeline on | loss of the means | loss per round (median) | server CPU s off / on | by thread off / on |');
+  console.log('|---|---|---|---|---|---|---|');
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const lossOf = (off: number, on: number) => ((off - on) / off) * 100;
   for (const nodes of nodeCounts) {
     const side = (mode: 'on' | 'off') => results.filter((r) => r.nodes === nodes && r.timeline === mode);
     const [off, on] = [side('off'), side('on')];
     const [offRate, onRate] = [mean(off.map((r) => r.boundPerS)), mean(on.map((r) => r.boundPerS))];
-    const loss = ((offRate - onRate) / offRate) * 100;
-    console.log(`| ${nodes} | ${f0(offRate)} | ${f0(onRate)} | ${loss.toFixed(1)} % | ${f1(mean(off.map((r) => r.serverCpuS)))} / ${f1(mean(on.map((r) => r.serverCpuS)))} |`);
+    // Each round ran both sides back to back: its own loss cancels the machine's slower drift.
+    const perRound = off.map((o, i) => lossOf(o.boundPerS, on[i]!.boundPerS));
+    const median = percentile([...perRound].sort((a, b) => a - b), 50);
+    const threadNames = [...new Set(results.flatMap((r) => [...r.serverThreadCpuS.keys()]))].sort();
+    const byThread = (rs: Result[], name: string) => mean(rs.map((r) => r.serverThreadCpuS.get(name) ?? 0));
+    const threads = threadNames
+      .map((name) => [name, byThread(off, name), byThread(on, name)] as const)
+      .filter(([, a, b]) => a >= 0.05 || b >= 0.05)
+      .map(([name, a, b]) => `${name} ${f1(a)} / ${f1(b)}`)
+      .join(', ');
+    console.log(
+      `| ${nodes} | ${f0(offRate)} | ${f0(onRate)} | ${lossOf(offRate, onRate).toFixed(1)} % | ${perRound.map((l) => l.toFixed(1)).join(', ')} (${median.toFixed(1)}) % | ${f1(mean(off.map((r) => r.serverCpuS)))} / ${f1(mean(on.map((r) => r.serverCpuS)))} | ${threads} |`,
+    );
   }
 }
 

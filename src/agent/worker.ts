@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { realClock } from '../util/clock.js';
 import { newLogger } from '../util/log.js';
+import { nameThisThread } from '../util/threadname.js';
 import { Agent, type AgentOptions } from './agent.js';
 
 /** What `kite up` hands the thread: the agent's options without the clock and the logger. */
@@ -11,6 +12,7 @@ export type AgentThreadOptions = Omit<AgentOptions, 'clock' | 'logger'>;
 
 export type AgentThreadMessage = { type: 'joined'; nodeName: string; kubeletPort: number } | { type: 'failed'; message: string } | { type: 'stopped' };
 
+nameThisThread('kubelet');
 const agent = new Agent({ ...(workerData as AgentThreadOptions), clock: realClock, logger: newLogger('kubelet') });
 const post = (m: AgentThreadMessage) => parentPort!.postMessage(m);
 

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ThreadMessage } from '../util/component-thread.js';
 import type { Service } from '../util/lifecycle.js';
 import type { Logger } from '../util/log.js';
+import { nameThisThread } from '../util/threadname.js';
 import { Client } from './client.js';
 import { LeaderElector, LeaseLock } from './leaderelection.js';
 import { RestClient, type RestConfig } from './rest.js';
@@ -30,6 +31,7 @@ const leaseNamespace = 'kube-system';
 
 /** In the worker's entry file: campaigns for the lease, runs the component while leading, until told to stop. */
 export function runInThread(opts: ThreadOptions): void {
+  nameThisThread(opts.leaseName);
   const { rest, options } = workerData as { rest: RestConfig; options: unknown };
   const leaseRest = new RestClient(rest);
   const leases = new Client(leaseRest).resource('leases.coordination.k8s.io').namespace(leaseNamespace);

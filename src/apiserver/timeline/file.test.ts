@@ -1,15 +1,48 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rowsOfText, rowsText, type TimelineRow } from './file.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PodTimeline, TimelineStep, TimelineStepName } from '../../api/timeline/types.js';
+import { flatRows, loadTimelineFile, SqliteTimelineWriter, type TimelineWrite } from './file.js';
 
-test("rowsText: the writer thread's rows survive their one-text form, whatever their strings hold", () => {
-  const rows: TimelineRow[] = [
-    { uid: 'u1', head: JSON.stringify({ pod: { name: 'web' } }), steps: JSON.stringify([{ step: 'Ready', detail: 'tab\there, newline\nthere' }]), rewrite: true },
-    { uid: 'u2\t\n"odd"', head: JSON.stringify({ pod: { name: 'x' } }) },
-    { uid: 'u3' },
+function head(uid: string): Omit<PodTimeline, 'steps'> {
+  return { apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimeline', metadata: { name: uid, namespace: 'default' }, pod: { name: `pod-${uid}`, namespace: 'default', uid } };
+}
+
+function step(name: TimelineStepName, ms: number, detail?: string): TimelineStep {
+  return { step: name, component: 'kubelet', start: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString().replace('Z', '000Z'), ...(detail ? { detail } : {}) };
+}
+
+test('flatRows: four strings per record, and what the writer stores from them loads back as the records', () => {
+  const writes: TimelineWrite[] = [
+    { uid: 'u1', head: head('u1'), steps: [step('Bound', 2, 'tab\there, newline\nthere')] },
+    { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] },
+    { uid: 'u3', head: head('u3') },
   ];
-  const text = rowsText(rows);
-  assert.equal(text.split('\n').length, 3, 'a line per row');
-  assert.deepEqual(rowsOfText(text), rows);
-  assert.deepEqual(rowsOfText(rowsText([])), []);
+  const rows = flatRows(writes);
+  assert.equal(rows.length, 12);
+  assert.deepEqual(rows.slice(8), ['u3', '', JSON.stringify(head('u3')), ''], 'a head without new steps');
+
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-file-'));
+  try {
+    const file = join(dir, 'timeline.db');
+    const writer = new SqliteTimelineWriter(file);
+    writer.writeRows(rows);
+    // u1 appends a step that started earlier, u2's rows are replaced, u3 is removed.
+    writer.writeRows(flatRows([
+      { uid: 'u1', head: head('u1'), steps: [step('SchedulingQueued', 1)] },
+      { uid: 'u2', head: head('u2'), steps: [step('Ready', 5)], rewrite: true },
+      { uid: 'u3' },
+    ]));
+    void writer.close();
+    const loaded = loadTimelineFile(file).map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step), l.legacy]);
+    assert.deepEqual(loaded, [
+      ['u1', ['SchedulingQueued', 'Bound'], false],
+      ['u2', ['Ready'], false],
+    ]);
+    assert.equal(loadTimelineFile(file)[0]!.timeline.steps[1]!.detail, 'tab\there, newline\nthere');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -100,8 +100,12 @@ export class TimelineStore implements Service {
   private writer?: TimelineFileWriter;
   /** The last write handed to the writer, settled (committed() waits for it when nothing else is due). */
   private inFlight: Promise<void> = Promise.resolve();
-  /** The steps each record's rows hold: a record that kept them all appends its new ones, in any order. */
-  private readonly written = new Map<string, ReadonlySet<TimelineStep>>();
+  /**
+   * How many steps each record's rows hold, and which step objects were written (steps are replaced,
+   * never changed in place): a record that kept all its written steps appends its new ones, in any order.
+   */
+  private readonly written = new Map<string, number>();
+  private readonly writtenSteps = new WeakSet<TimelineStep>();
   private sweeper?: Timer;
   /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
   private readonly dirty = new Map<string, boolean>();
@@ -130,7 +134,7 @@ export class TimelineStore implements Service {
       for (const { timeline: t, legacy } of loaded) {
         this.timelines.set(t.metadata.name!, t);
         // A head that carried its steps is written again, its steps as rows.
-        if (!legacy) this.written.set(t.metadata.name!, new Set(t.steps));
+        if (!legacy) this.markWritten(t.metadata.name!, t.steps);
         this.rv = Math.max(this.rv, Number(t.metadata.resourceVersion ?? 0));
       }
       this.writer = (this.opts.writer ?? defaultTimelineWriter)(this.opts.file);
@@ -331,16 +335,16 @@ export class TimelineStore implements Service {
       // the cap) has its rows written again.
       const before = this.written.get(uid);
       let kept = 0;
-      if (before) for (const step of steps) if (before.has(step)) kept++;
+      if (before !== undefined) for (const step of steps) if (this.writtenSteps.has(step)) kept++;
       const write: TimelineWrite = { uid, head };
-      if (!before || kept !== before.size) {
+      if (before === undefined || kept !== before) {
         write.rewrite = true;
         write.steps = steps;
       } else if (kept < steps.length) {
-        write.steps = steps.filter((step) => !before.has(step));
+        write.steps = steps.filter((step) => !this.writtenSteps.has(step));
       }
       writes.push(write);
-      this.written.set(uid, new Set(steps));
+      this.markWritten(uid, steps);
     }
     this.dirty.clear();
     this.inFlight = writer.write(writes).then(
@@ -355,6 +359,11 @@ export class TimelineStore implements Service {
         for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
       },
     );
+  }
+
+  private markWritten(uid: string, steps: readonly TimelineStep[]): void {
+    this.written.set(uid, steps.length);
+    for (const step of steps) this.writtenSteps.add(step);
   }
 
   private announceEvicted(evicted: readonly PodTimeline[]): void {

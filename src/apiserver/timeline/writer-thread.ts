@@ -1,20 +1,22 @@
 // The pod timeline writer's thread entry: SQLite transactions for the API server's timeline store,
-// taken in the order they were posted (rows as rowsText), each answered with its id (and the error,
+// taken in the order they were posted (rows as flatRows), each answered with its id (and the error,
 // if it failed).
 import { parentPort, workerData } from 'node:worker_threads';
-import { rowsOfText, SqliteTimelineWriter, type WriterMessage } from './file.js';
+import { nameThisThread } from '../../util/threadname.js';
+import { SqliteTimelineWriter, type WriterMessage } from './file.js';
+
+nameThisThread('timeline-writer');
 
 const port = parentPort!;
-const decoder = new TextDecoder();
 const writer = new SqliteTimelineWriter((workerData as { file: string }).file);
 port.on('message', (m: WriterMessage) => {
   if (m === 'close') {
     void writer.close().then(() => port.postMessage('closed' satisfies WriterMessage));
     return;
   }
-  if (typeof m !== 'object' || !('writes' in m)) return;
+  if (typeof m !== 'object' || !('rows' in m)) return;
   try {
-    writer.writeRows(rowsOfText(decoder.decode(m.writes)));
+    writer.writeRows(m.rows);
     port.postMessage({ id: m.id } satisfies WriterMessage);
   } catch (err) {
     port.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies WriterMessage);
