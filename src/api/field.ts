@@ -38,23 +38,33 @@ export interface FieldError {
 
 /** A field path like `spec.containers[0].image`, built immutably. */
 export class Path {
-  private constructor(private readonly text: string) {}
+  /** Spelled on first use: validation makes a path for every field it visits and prints few. */
+  private text?: string;
+  private constructor(
+    private readonly parent: Path | undefined,
+    private readonly segment: string | number,
+    private readonly bracketed: boolean,
+  ) {}
   /** A root path; an empty name prints as "[]", as upstream's field.NewPath("") does. */
   static root(name: string): Path {
-    return new Path(name === '' ? '[]' : name);
+    return new Path(undefined, name === '' ? '[]' : name, false);
   }
   child(name: string, ...more: string[]): Path {
-    let p = `${this.text}.${name}`;
-    for (const m of more) p = `${p}.${m}`;
-    return new Path(p);
+    let p = new Path(this, name, false);
+    for (const m of more) p = new Path(p, m, false);
+    return p;
   }
   index(i: number): Path {
-    return new Path(`${this.text}[${i}]`);
+    return new Path(this, i, true);
   }
   key(k: string): Path {
-    return new Path(`${this.text}[${k}]`);
+    return new Path(this, k, true);
   }
   toString(): string {
+    if (this.text === undefined) {
+      const segment = String(this.segment);
+      this.text = !this.parent ? segment : this.bracketed ? `${this.parent.toString()}[${segment}]` : `${this.parent.toString()}.${segment}`;
+    }
     return this.text;
   }
 }

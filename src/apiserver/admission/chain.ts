@@ -19,10 +19,9 @@ export class AdmissionChain {
 
   /** The mutating phase: plugins may change a.object in place. */
   async admit(a: AdmissionAttributes): Promise<void> {
-    // Only a traced pod write pays for naming what each plugin changed: a copy of the object as the
-    // last plugin that changed it left it, compared in place (most plugins change nothing, so the
-    // copy is taken again only after one did).
-    let before: unknown;
+    // Only a traced pod write pays for naming what each plugin changed: one copy of the object,
+    // which changedPaths brings up to date after each plugin (copying only what it changed).
+    let before: Record<string, unknown> | undefined;
     for (const p of this.mutating) {
       if (!p.handles(a)) continue;
       const trace = a.timeline;
@@ -30,13 +29,12 @@ export class AdmissionChain {
         await p.admit(a);
         continue;
       }
-      before ??= deepClone(a.object);
+      if (a.object) before ??= deepClone(a.object) as Record<string, unknown>;
       const start = trace.mark();
       await p.admit(a);
       const end = trace.mark();
-      const mutated = changedPaths(before, a.object);
-      trace.admitted(p.name, 'mutating', start, end, mutated);
-      if (mutated.length) before = deepClone(a.object);
+      const after = a.object as Record<string, unknown> | undefined;
+      trace.admitted(p.name, 'mutating', start, end, before && after ? changedPaths(before, after) : []);
     }
   }
 

@@ -1,6 +1,7 @@
 // Decoding a PodTimelineStepBatch from a request body: every value is read through own keys and
 // copied into fresh objects field by field, sizes are bounded, step names come from the vocabulary
-// and times must be MicroTimes; anything else is a 422 naming the field.
+// and times must be MicroTimes; anything else is a 422 naming the field. A step that is already
+// exactly what the copy would be (keepsAsSent) is kept as parsed.
 import { invalid as invalidObject } from '../../api/errors.js';
 import { invalid, notSupported, required, tooLong, tooMany, typeInvalid, Path, type FieldError } from '../../api/field.js';
 import { microTime } from '../../api/time.js';
@@ -49,6 +50,7 @@ const microTimeUTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** A MicroTime in its one wire form (six digits, UTC), so stored steps sort as strings. */
 function time(v: unknown, p: Path, errs: Errors, need: boolean): string | undefined {
+  if (isWireTime(v)) return v;
   if (v === undefined || v === null) {
     if (need) errs.add(required(p));
     return undefined;
@@ -57,8 +59,10 @@ function time(v: unknown, p: Path, errs: Errors, need: boolean): string | undefi
     errs.add(invalid(p, typeof v === 'string' ? v : shown(v), 'must be an RFC 3339 time with microseconds, e.g. 2026-01-01T00:00:00.000000Z'));
     return undefined;
   }
-  return microTimeUTC.test(v) ? v : microTime(Date.parse(v));
+  return microTime(Date.parse(v));
 }
+
+const isWireTime = (v: unknown): v is string => typeof v === 'string' && microTimeUTC.test(v) && !Number.isNaN(Date.parse(v));
 
 function str(v: unknown, p: Path, errs: Errors, max: number, need = false): string | undefined {
   if (v === undefined || v === null || v === '') {
@@ -227,8 +231,53 @@ function step(v: unknown, p: Path, errs: Errors): TimelineStep | undefined {
   return out;
 }
 
-/** The batch's records; throws 422 Invalid (PodTimelineStepBatch) on the first errors found. */
-export function decodeStepBatch(obj: Record<string, unknown>): DecodedRecord[] {
+const stepFields: ReadonlySet<string> = new Set(['step', 'component', 'start', 'end', 'container', 'containerType', 'detail', 'attributes', 'count', 'lastTime']);
+const isPlain = (v: unknown): v is Record<string, unknown> => isObject(v) && Object.getPrototypeOf(v) === Object.prototype;
+const isText = (v: unknown, max: number) => typeof v === 'string' && v !== '' && v.length <= max;
+
+/** Attributes the copying decoder would keep as they are: bounded, scalar values (a parsed `__proto__` is an own key, as the copy's setOwn makes it). */
+function keepsAttributes(v: unknown): boolean {
+  if (!isPlain(v)) return false;
+  const keys = Object.keys(v);
+  if (keys.length > maxAttributes) return false;
+  for (const k of keys) {
+    if (k.length > maxName) return false;
+    const a = v[k];
+    if (typeof a === 'string' ? a.length > maxString : typeof a !== 'boolean' && !(typeof a === 'number' && Number.isFinite(a))) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a parsed step is already what the copying decoder would make of it (only known fields,
+ * every value valid and in its wire form, no scheduling summary, nothing empty or null): such a
+ * step, what every recorder sends, is kept as parsed instead of copied field by field.
+ */
+function keepsAsSent(v: unknown): v is TimelineStep {
+  if (!isPlain(v)) return false;
+  for (const k of Object.keys(v)) if (!stepFields.has(k)) return false;
+  const { step: name, component, start, end, container, containerType, detail, attributes: attrs, count, lastTime } = v;
+  return (
+    typeof name === 'string' &&
+    stepNames.has(name) &&
+    isText(component, maxName) &&
+    isWireTime(start) &&
+    (end === undefined || isWireTime(end)) &&
+    (lastTime === undefined || isWireTime(lastTime)) &&
+    (container === undefined || isText(container, maxName)) &&
+    (containerType === undefined || (typeof containerType === 'string' && containerTypes.includes(containerType))) &&
+    (detail === undefined || isText(detail, maxString)) &&
+    (attrs === undefined || keepsAttributes(attrs)) &&
+    (count === undefined || (typeof count === 'number' && Number.isSafeInteger(count) && count >= 1))
+  );
+}
+
+/**
+ * The batch's records; throws 422 Invalid (PodTimelineStepBatch) on the first errors found. With
+ * `keep` (the default) a step already in wire form is kept as parsed; without, every step is copied
+ * (the reference the kept ones are tested against).
+ */
+export function decodeStepBatch(obj: Record<string, unknown>, keep = true): DecodedRecord[] {
   const errs = new Errors();
   const records = list(getOwn(obj, 'records'), Path.root('records'), errs, maxBatchRecords);
   let total = 0;
@@ -253,7 +302,7 @@ export function decodeStepBatch(obj: Record<string, unknown>): DecodedRecord[] {
       };
       const steps: TimelineStep[] = [];
       list(getOwn(r, 'steps'), p.child('steps'), errs, maxBatchSteps).forEach((s, j) => {
-        const decoded = step(s, p.child('steps').index(j), errs);
+        const decoded = keep && keepsAsSent(s) ? s : step(s, p.child('steps').index(j), errs);
         if (decoded) steps.push(decoded);
       });
       out.push({ pod: ref, steps });

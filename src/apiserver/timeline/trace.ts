@@ -8,6 +8,8 @@ import { microTime } from '../../api/time.js';
 import type { TimelineStep } from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import { stableEqual } from '../registry/registry.js';
+import { deepClone } from '../../api/patch/json.js';
+import { setOwn } from '../../util/own.js';
 import type { UserInfo } from '../authn/user.js';
 import type { RequestInfo } from '../http/requestinfo.js';
 import { podFacts, type TimelineRecord, type TimelineStore } from './store.js';
@@ -148,36 +150,45 @@ function controllerName(user: UserInfo): string | undefined {
 
 /**
  * The paths a mutating admission plugin changed, e.g. `spec.volumes, spec.containers[0].volumeMounts`:
- * down through objects and same-length lists, naming the first level where they differ. It runs
- * after every mutating plugin of every traced pod write and most change nothing, so a subtree is
- * first compared whole, which allocates nothing, and paths are spelled only where it differs.
+ * down through objects and same-length lists, naming the first level where they differ. `before`
+ * (the caller's copy) is brought up to `after` on the way, copying only what differs, so the next
+ * plugin is compared against it without a fresh copy of the whole object. It runs after every
+ * mutating plugin of every traced pod write and most change nothing, so a subtree is first compared
+ * whole, which allocates nothing, and paths are spelled only where it differs.
  */
-export function changedPaths(before: unknown, after: unknown): string[] {
+export function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const out: string[] = [];
   if (!stableEqual(before, after)) differences(before, after, '', 5, out);
   return out;
 }
 
-/** changedPaths below two values known to differ. */
-function differences(before: unknown, after: unknown, path: string, depth: number, out: string[]): void {
+/** changedPaths below two values known to differ; returns what `before` is to become (itself when synced in place). */
+function differences(before: unknown, after: unknown, path: string, depth: number, out: string[]): unknown {
   const bothObjects = typeof before === 'object' && before !== null && typeof after === 'object' && after !== null;
-  if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after)) {
+  if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after) || (Array.isArray(before) && before.length !== (after as unknown[]).length)) {
     out.push(path);
-    return;
+    return deepClone(after);
   }
-  if (Array.isArray(before) && Array.isArray(after)) {
-    if (before.length !== after.length) out.push(path);
-    else for (let i = 0; i < before.length; i++) if (!stableEqual(before[i], after[i])) differences(before[i], after[i], `${path}[${i}]`, depth - 1, out);
-    return;
+  if (Array.isArray(before)) {
+    const a = after as unknown[];
+    for (let i = 0; i < before.length; i++) if (!stableEqual(before[i], a[i])) before[i] = differences(before[i], a[i], `${path}[${i}]`, depth - 1, out);
+    return before;
   }
   const b = before as Record<string, unknown>;
   const a = after as Record<string, unknown>;
   for (const k of Object.keys(b)) {
-    const bv = b[k];
-    const av = Object.hasOwn(a, k) ? a[k] : undefined;
-    if (!stableEqual(bv, av)) differences(bv, av, path ? `${path}.${k}` : k, depth - 1, out);
+    const present = Object.hasOwn(a, k);
+    const av = present ? a[k] : undefined;
+    if (stableEqual(b[k], av)) continue;
+    const next = differences(b[k], av, path ? `${path}.${k}` : k, depth - 1, out);
+    if (present) setOwn(b, k, next);
+    else delete b[k];
   }
-  for (const k of Object.keys(a)) if (!Object.hasOwn(b, k) && a[k] !== undefined) differences(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out);
+  for (const k of Object.keys(a)) {
+    if (Object.hasOwn(b, k)) continue;
+    if (a[k] !== undefined) setOwn(b, k, differences(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out));
+  }
+  return before;
 }
 
 /**
