@@ -46,6 +46,8 @@ export interface MergeResult {
   steps: TimelineStep[];
   /** The incoming steps that were kept (new or replacing a stored one). */
   added: TimelineStep[];
+  /** An incoming step replaced a stored one (a series' later row, a resent step). */
+  replaced: boolean;
   /** Steps were dropped to stay within the cap. */
   truncated: boolean;
 }
@@ -55,12 +57,14 @@ export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly T
   const steps = [...stored];
   const added: TimelineStep[] = [];
   let sorted = true;
+  let replaced = false;
   for (const step of incoming) {
     const at = lastMatch(steps, step, step.count !== undefined ? sameSeries : sameStep);
     if (at !== undefined) {
       // A series keeps its first start; the incoming row carries the latest count and lastTime.
       if (steps[at]!.start !== step.start) sorted = false;
       steps[at] = step;
+      replaced = true;
     } else {
       if (steps.length > 0 && byStart(steps[steps.length - 1]!, step) > 0) sorted = false;
       steps.push(step);
@@ -68,8 +72,8 @@ export function mergeSteps(stored: readonly TimelineStep[], incoming: readonly T
     added.push(step);
   }
   if (!sorted) steps.sort(byStart);
-  if (steps.length <= maxSteps) return { steps, added, truncated: false };
-  return { steps: capSteps(steps, maxSteps), added, truncated: true };
+  if (steps.length <= maxSteps) return { steps, added, replaced, truncated: false };
+  return { steps: capSteps(steps, maxSteps), added, replaced, truncated: true };
 }
 
 /**

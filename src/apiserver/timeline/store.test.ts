@@ -254,6 +254,24 @@ describe('TimelineStore persistence', () => {
     });
   });
 
+  it('a record evicted and recorded again before the commit is written from its new steps only', async () => {
+    await withTimelineFile(async (file) => {
+      const { store, clock } = await storeWith({ file, commitDelayMs: 10, maxPods: 1 });
+      store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0), step('Persisted', 5)] }]);
+      await clock.advance(10);
+      await store.committed();
+      store.record([{ pod: pod('u2'), steps: [step('RequestReceived', 0)] }]);
+      store.record([{ pod: pod('u1'), steps: [step('Bound', 10)] }]);
+      await clock.advance(10);
+      await store.committed();
+      await store.stop();
+      const reopened = await storeWith({ file });
+      assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['Bound'], 'the evicted rows are not brought back');
+      assert.equal(reopened.store.get('default', 'u2'), undefined);
+      await reopened.store.stop();
+    });
+  });
+
   it('loads a file whose records carry their steps in the head (before steps had rows), and moves them on the next write', async () => {
     await withTimelineFile(async (file) => {
       const legacy = new Database(file);

@@ -101,11 +101,11 @@ export class TimelineStore implements Service {
   /** The last write handed to the writer, settled (committed() waits for it when nothing else is due). */
   private inFlight: Promise<void> = Promise.resolve();
   /**
-   * How many steps each record's rows hold, and which step objects were written (steps are replaced,
-   * never changed in place): a record that kept all its written steps appends its new ones, in any order.
+   * What each record's rows lack since the last commit: the steps merged in since (appended, in any
+   * order), or true when its rows must be written again (a stored step was replaced or dropped, the
+   * record was removed, a write failed). Noted as batches merge, so a commit scans nothing.
    */
-  private readonly written = new Map<string, number>();
-  private readonly writtenSteps = new WeakSet<TimelineStep>();
+  private readonly unwritten = new Map<string, TimelineStep[] | true>();
   private sweeper?: Timer;
   /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
   private readonly dirty = new Map<string, boolean>();
@@ -134,7 +134,7 @@ export class TimelineStore implements Service {
       for (const { timeline: t, legacy } of loaded) {
         this.timelines.set(t.metadata.name!, t);
         // A head that carried its steps is written again, its steps as rows.
-        if (!legacy) this.markWritten(t.metadata.name!, t.steps);
+        if (legacy) this.unwritten.set(t.metadata.name!, true);
         this.rv = Math.max(this.rv, Number(t.metadata.resourceVersion ?? 0));
       }
       this.writer = (this.opts.writer ?? defaultTimelineWriter)(this.opts.file);
@@ -186,6 +186,7 @@ export class TimelineStore implements Service {
       if (!rec.pod.uid || rec.steps.length === 0) continue;
       const before = this.timelines.get(rec.pod.uid);
       const merged = mergeSteps(before?.steps ?? [], rec.steps, this.maxSteps);
+      this.noteUnwritten(rec.pod.uid, merged.added, merged.replaced || merged.truncated);
       const deleted = rec.steps.find((s) => s.step === 'Deleted');
       const timeline: PodTimeline = {
         apiVersion: timelineAPIVersion,
@@ -298,7 +299,11 @@ export class TimelineStore implements Service {
   private persist(written: readonly PodTimeline[], removed: readonly PodTimeline[]): void {
     if (!this.writer) return;
     for (const t of written) this.dirty.set(t.metadata.name!, true);
-    for (const t of removed) this.dirty.set(t.metadata.name!, false);
+    for (const t of removed) {
+      this.dirty.set(t.metadata.name!, false);
+      // Recorded again before the commit, it starts over from no rows.
+      this.unwritten.set(t.metadata.name!, true);
+    }
     this.scheduleCommit();
   }
 
@@ -324,27 +329,23 @@ export class TimelineStore implements Service {
     const writes: TimelineWrite[] = [];
     for (const [uid, keep] of this.dirty) {
       const t = keep ? this.timelines.get(uid) : undefined;
+      const unwritten = this.unwritten.get(uid);
+      this.unwritten.delete(uid);
       if (!t) {
         writes.push({ uid });
-        this.written.delete(uid);
         continue;
       }
-      const { steps, ...head } = t;
       // Steps arrive out of start order (each component batches its own), so rows are appended as
-      // they come and sorted on load; a record that lost a written step (a series step replaced,
-      // the cap) has its rows written again.
-      const before = this.written.get(uid);
-      let kept = 0;
-      if (before !== undefined) for (const step of steps) if (this.writtenSteps.has(step)) kept++;
+      // they come and sorted on load.
+      const { steps, ...head } = t;
       const write: TimelineWrite = { uid, head };
-      if (before === undefined || kept !== before) {
+      if (unwritten === true) {
         write.rewrite = true;
         write.steps = steps;
-      } else if (kept < steps.length) {
-        write.steps = steps.filter((step) => !this.writtenSteps.has(step));
+      } else if (unwritten?.length) {
+        write.steps = unwritten;
       }
       writes.push(write);
-      this.markWritten(uid, steps);
     }
     this.dirty.clear();
     this.inFlight = writer.write(writes).then(
@@ -352,7 +353,7 @@ export class TimelineStore implements Service {
       (err: unknown) => {
         this.opts.logger.error({ err }, 'writing pod timelines failed');
         for (const w of writes) {
-          this.written.delete(w.uid);
+          this.unwritten.set(w.uid, true);
           if (!this.dirty.has(w.uid)) this.dirty.set(w.uid, w.head !== undefined);
         }
         if (this.writer) this.scheduleCommit();
@@ -361,9 +362,13 @@ export class TimelineStore implements Service {
     );
   }
 
-  private markWritten(uid: string, steps: readonly TimelineStep[]): void {
-    this.written.set(uid, steps.length);
-    for (const step of steps) this.writtenSteps.add(step);
+  /** Steps a merge kept, for the next commit; `rewrite` when it replaced or dropped a stored one. */
+  private noteUnwritten(uid: string, added: readonly TimelineStep[], rewrite: boolean): void {
+    if (!this.writer) return;
+    const pending = this.unwritten.get(uid);
+    if (rewrite || pending === true) this.unwritten.set(uid, true);
+    else if (pending) pending.push(...added);
+    else this.unwritten.set(uid, [...added]);
   }
 
   private announceEvicted(evicted: readonly PodTimeline[]): void {
