@@ -242,7 +242,7 @@ function keepsAttributes(v: unknown): boolean {
   if (keys.length > maxAttributes) return false;
   for (const k of keys) {
     if (k.length > maxName) return false;
-    const a = v[k];
+    const a = getOwn(v, k);
     if (typeof a === 'string' ? a.length > maxString : typeof a !== 'boolean' && !(typeof a === 'number' && Number.isFinite(a))) return false;
   }
   return true;
@@ -256,12 +256,19 @@ function keepsAttributes(v: unknown): boolean {
 function keepsAsSent(v: unknown): v is TimelineStep {
   if (!isPlain(v)) return false;
   for (const k of Object.keys(v)) if (!stepFields.has(k)) return false;
-  const { step: name, component, start, end, container, containerType, detail, attributes: attrs, count, lastTime } = v;
+  const name = getOwn(v, 'step');
+  const end = getOwn(v, 'end');
+  const lastTime = getOwn(v, 'lastTime');
+  const container = getOwn(v, 'container');
+  const containerType = getOwn(v, 'containerType');
+  const detail = getOwn(v, 'detail');
+  const attrs = getOwn(v, 'attributes');
+  const count = getOwn(v, 'count');
   return (
     typeof name === 'string' &&
     stepNames.has(name) &&
-    isText(component, maxName) &&
-    isWireTime(start) &&
+    isText(getOwn(v, 'component'), maxName) &&
+    isWireTime(getOwn(v, 'start')) &&
     (end === undefined || isWireTime(end)) &&
     (lastTime === undefined || isWireTime(lastTime)) &&
     (container === undefined || isText(container, maxName)) &&
