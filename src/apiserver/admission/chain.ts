@@ -2,8 +2,6 @@
 // validating phase every interested validating one; the first refusal (a thrown error) ends it.
 // The registry calls admit() before its own validation and validate() after, as upstream does.
 import type { AdmissionAttributes, AdmissionPlugin, MutatingAdmissionPlugin, ValidatingAdmissionPlugin } from './interface.js';
-import { deepClone } from '../../api/patch/json.js';
-import { changedPaths } from '../timeline/trace.js';
 
 export type AnyAdmissionPlugin = MutatingAdmissionPlugin | ValidatingAdmissionPlugin;
 
@@ -19,22 +17,11 @@ export class AdmissionChain {
 
   /** The mutating phase: plugins may change a.object in place. */
   async admit(a: AdmissionAttributes): Promise<void> {
-    // Only a traced pod write pays for naming what each plugin changed: one copy of the object,
-    // which changedPaths brings up to date after each plugin (copying only what it changed).
-    let before: Record<string, unknown> | undefined;
     for (const p of this.mutating) {
       if (!p.handles(a)) continue;
-      const trace = a.timeline;
-      if (!trace) {
-        await p.admit(a);
-        continue;
-      }
-      if (a.object) before ??= deepClone(a.object) as Record<string, unknown>;
-      const start = trace.mark();
+      const start = a.timeline?.mark();
       await p.admit(a);
-      const end = trace.mark();
-      const after = a.object as Record<string, unknown> | undefined;
-      trace.admitted(p.name, 'mutating', start, end, before && after ? changedPaths(before, after) : []);
+      if (start !== undefined) a.timeline!.admitted(p.name, 'mutating', start, a.timeline!.mark());
     }
   }
 
@@ -44,7 +31,7 @@ export class AdmissionChain {
       if (!p.handles(a)) continue;
       const start = a.timeline?.mark();
       await p.validate(a);
-      if (start !== undefined) a.timeline!.admitted(p.name, 'validating', start, a.timeline!.mark(), []);
+      if (start !== undefined) a.timeline!.admitted(p.name, 'validating', start, a.timeline!.mark());
     }
   }
 }

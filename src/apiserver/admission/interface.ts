@@ -5,7 +5,6 @@ import type { ResourceInfo } from '../../api/resources.js';
 import type { UserInfo } from '../authn/user.js';
 import type { AddAuditAnnotation } from '../audit/policy.js';
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
-import type { PodRequestTrace } from '../timeline/trace.js';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -24,10 +23,25 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Where plugins add warnings for the client (HTTP Warning headers); absent when nobody listens. */
   warnings?: string[];
-  /** A pod write's timeline: the chain records each plugin that ran and what it changed. */
-  timeline?: PodRequestTrace;
+  /** A pod write's timeline: the chain times each plugin that ran, a mutating one names what it set. */
+  timeline?: AdmissionTrace;
   /** Adds an audit annotation (upstream's attributes' AddAnnotation); absent when nobody audits. */
   annotate?: AddAuditAnnotation;
+}
+
+export type AdmissionPhase = 'mutating' | 'validating';
+
+/** What admission tells a traced pod write (the API server's PodRequestTrace). */
+export interface AdmissionTrace {
+  /** A high-resolution mark for timing a plugin. */
+  mark(): number;
+  /**
+   * A mutating plugin set the field at `path` (`spec.tolerations`, `spec.containers[0].volumeMounts`):
+   * each plugin names what it sets as it sets it, so a traced write costs no copy or walk of the object.
+   */
+  mutated(path: string): void;
+  /** One plugin ran between two marks; takes the paths it named. */
+  admitted(plugin: string, phase: AdmissionPhase, start: number, end: number): void;
 }
 
 export interface AdmissionPlugin {

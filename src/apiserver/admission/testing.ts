@@ -5,7 +5,8 @@ import { isStatusError, type StatusError } from '../../api/errors.js';
 import type { ResourceName, ResourceTypes } from '../../api/kinds.js';
 import type { KubeObject } from '../../api/meta.js';
 import { findResource } from '../../api/resources.js';
-import type { AdmissionAttributes, AdmissionLookups } from './interface.js';
+import { changedPaths } from '../timeline/trace.js';
+import type { AdmissionAttributes, AdmissionLookups, AdmissionTrace, MutatingAdmissionPlugin } from './interface.js';
 
 /** What a test may set besides the resource: objects as plain test data. */
 export type AttributeOverrides = Partial<Omit<AdmissionAttributes, 'object' | 'oldObject' | 'resource'>> & { object?: object; oldObject?: object };
@@ -62,4 +63,23 @@ export async function forbiddenMessage(p: Promise<void>): Promise<string> {
   const err = await statusRefusal(p);
   assert.equal(err.code, 403);
   return err.message;
+}
+
+/** Whether a field path is `path` itself or below it (`spec.volumes` covers `spec.volumes[0].name`). */
+const covers = (path: string, other: string) => other === path || other.startsWith(`${path}.`) || other.startsWith(`${path}[`);
+
+/**
+ * Runs a mutating plugin on a traced request and checks what it named against what it changed (a
+ * walk of the object before and after, at the plugin's own granularity either way): every change
+ * named, nothing named that did not change. Returns the paths it named.
+ */
+export async function admitNamingChanges(plugin: MutatingAdmissionPlugin, a: AdmissionAttributes): Promise<string[]> {
+  const named: string[] = [];
+  const trace: AdmissionTrace = { mark: () => 0, mutated: (path) => void named.push(path), admitted: () => {} };
+  const before = structuredClone(a.object);
+  await plugin.admit({ ...a, timeline: trace });
+  const changed = changedPaths(before, a.object);
+  for (const c of changed) assert.ok(named.some((n) => covers(n, c) || covers(c, n)), `${plugin.name} changed ${c} without naming it (named: ${named.join(', ')})`);
+  for (const n of named) assert.ok(changed.some((c) => covers(n, c) || covers(c, n)), `${plugin.name} named ${n}, which did not change (changed: ${changed.join(', ')})`);
+  return named;
 }

@@ -8,10 +8,9 @@ import { microTime } from '../../api/time.js';
 import type { TimelineStep } from '../../api/timeline/types.js';
 import type { Clock, Timer } from '../../util/clock.js';
 import { stableEqual } from '../registry/registry.js';
-import { deepClone } from '../../api/patch/json.js';
-import { setOwn } from '../../util/own.js';
 import type { UserInfo } from '../authn/user.js';
 import type { RequestInfo } from '../http/requestinfo.js';
+import type { AdmissionPhase, AdmissionTrace } from '../admission/interface.js';
 import { podFacts, type TimelineRecord, type TimelineStore } from './store.js';
 
 const component = 'kube-apiserver';
@@ -22,11 +21,13 @@ export function tracesPod(info: RequestInfo): boolean {
   return info.isResourceRequest && info.apiGroup === '' && info.resource === 'pods' && info.subresource === '' && traced.has(info.verb);
 }
 
-export class PodRequestTrace {
+export class PodRequestTrace implements AdmissionTrace {
   private authenticatedAt?: number;
   private authorizedAt?: number;
   private authorizer?: string;
   private readonly admission: AdmittedBy[] = [];
+  /** What the running admission plugin named so far. */
+  private mutations: string[] = [];
   private readonly steps: { pod: KubeObject; step: TimelineStep }[] = [];
 
   constructor(
@@ -53,9 +54,13 @@ export class PodRequestTrace {
     this.authorizer = authorizer;
   }
 
-  /** One admission plugin ran between two marks; `mutated` lists what a mutating one changed. */
-  admitted(plugin: string, phase: AdmissionPhase, start: number, end: number, mutated: readonly string[]): void {
-    this.admission.push({ plugin, phase, start: this.wallTime(start), end: this.wallTime(end), mutated });
+  mutated(path: string): void {
+    if (!this.mutations.includes(path)) this.mutations.push(path);
+  }
+
+  admitted(plugin: string, phase: AdmissionPhase, start: number, end: number): void {
+    this.admission.push({ plugin, phase, start: this.wallTime(start), end: this.wallTime(end), mutated: this.mutations });
+    this.mutations = [];
   }
 
   /** A mark as clock time: the request's arrival plus the high-resolution time since. */
@@ -114,8 +119,6 @@ export class PodRequestTrace {
   }
 }
 
-type AdmissionPhase = 'mutating' | 'validating';
-
 interface AdmittedBy {
   plugin: string;
   phase: AdmissionPhase;
@@ -149,46 +152,33 @@ function controllerName(user: UserInfo): string | undefined {
 }
 
 /**
- * The paths a mutating admission plugin changed, e.g. `spec.volumes, spec.containers[0].volumeMounts`:
- * down through objects and same-length lists, naming the first level where they differ. `before`
- * (the caller's copy) is brought up to `after` on the way, copying only what differs, so the next
- * plugin is compared against it without a fresh copy of the whole object. It runs after every
- * mutating plugin of every traced pod write and most change nothing, so a subtree is first compared
- * whole, which allocates nothing, and paths are spelled only where it differs.
+ * The paths where `after` differs from `before`, e.g. `spec.volumes, spec.containers[0].volumeMounts`:
+ * down through objects and same-length lists, naming the first level where they differ. What a
+ * mutating webhook's patch changed, which no plugin code can name for it.
  */
-export function changedPaths(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+export function changedPaths(before: unknown, after: unknown): string[] {
   const out: string[] = [];
-  if (!stableEqual(before, after)) differences(before, after, '', 5, out);
+  differences(before, after, '', 5, out);
   return out;
 }
 
-/** changedPaths below two values known to differ; returns what `before` is to become (itself when synced in place). */
-function differences(before: unknown, after: unknown, path: string, depth: number, out: string[]): unknown {
+function differences(before: unknown, after: unknown, path: string, depth: number, out: string[]): void {
+  if (stableEqual(before, after)) return;
   const bothObjects = typeof before === 'object' && before !== null && typeof after === 'object' && after !== null;
   if (depth === 0 || !bothObjects || Array.isArray(before) !== Array.isArray(after) || (Array.isArray(before) && before.length !== (after as unknown[]).length)) {
     out.push(path);
-    return deepClone(after);
+    return;
   }
   if (Array.isArray(before)) {
     const a = after as unknown[];
-    for (let i = 0; i < before.length; i++) if (!stableEqual(before[i], a[i])) before[i] = differences(before[i], a[i], `${path}[${i}]`, depth - 1, out);
-    return before;
+    for (let i = 0; i < before.length; i++) differences(before[i], a[i], `${path}[${i}]`, depth - 1, out);
+    return;
   }
   const b = before as Record<string, unknown>;
   const a = after as Record<string, unknown>;
-  for (const k of Object.keys(b)) {
-    const present = Object.hasOwn(a, k);
-    const av = present ? a[k] : undefined;
-    if (stableEqual(b[k], av)) continue;
-    const next = differences(b[k], av, path ? `${path}.${k}` : k, depth - 1, out);
-    if (present) setOwn(b, k, next);
-    else delete b[k];
-  }
-  for (const k of Object.keys(a)) {
-    if (Object.hasOwn(b, k)) continue;
-    if (a[k] !== undefined) setOwn(b, k, differences(undefined, a[k], path ? `${path}.${k}` : k, depth - 1, out));
-  }
-  return before;
+  const at = (k: string) => (path ? `${path}.${k}` : k);
+  for (const k of Object.keys(b)) differences(b[k], Object.hasOwn(a, k) ? a[k] : undefined, at(k), depth - 1, out);
+  for (const k of Object.keys(a)) if (!Object.hasOwn(b, k) && a[k] !== undefined) out.push(at(k));
 }
 
 /**

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AdmissionAttributes } from '../interface.js';
 import { DefaultTolerationSeconds } from './defaulttolerationseconds.js';
-import { admissionAttributes } from '../testing.js';
+import { admissionAttributes, admitNamingChanges } from '../testing.js';
 
 const notReady = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
 const unreachable = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 };
@@ -33,4 +33,10 @@ test('only pods proper', () => {
   assert.equal(plugin.handles(attrs(undefined, 'status')), false);
   assert.equal(plugin.handles(attrs(undefined, '', 'services')), false);
   assert.equal(plugin.handles({ ...attrs(undefined), operation: 'DELETE' }), false);
+});
+
+test('names what it sets, for the pod timeline', async () => {
+  const plugin = new DefaultTolerationSeconds();
+  assert.deepEqual(await admitNamingChanges(plugin, attrs([{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' }])), ['spec.tolerations']);
+  assert.deepEqual(await admitNamingChanges(plugin, attrs([{ operator: 'Exists' }])), []);
 });

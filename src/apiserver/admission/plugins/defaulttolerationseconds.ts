@@ -30,6 +30,8 @@ export class DefaultTolerationSeconds implements MutatingAdmissionPlugin {
     for (const key of [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE]) {
       if (!tolerations.some((t) => tolerates(t, key))) added.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: this.seconds });
     }
-    if (added.length) spec.tolerations = [...tolerations, ...added];
+    if (!added.length) return;
+    spec.tolerations = [...tolerations, ...added];
+    a.timeline?.mutated('spec.tolerations');
   }
 }

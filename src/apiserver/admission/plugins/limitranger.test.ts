@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LimitRange, Pod } from '../../../api/types.js';
 import { isStatusError } from '../../../api/errors.js';
-import { admissionAttributes, fakeLookups } from '../testing.js';
+import { admissionAttributes, admitNamingChanges, fakeLookups } from '../testing.js';
 import { LimitRanger } from './limitranger.js';
 
 const range = (limits: NonNullable<LimitRange['spec']>['limits'], namespace = 'd'): LimitRange => ({ metadata: { name: 'lr', namespace }, spec: { limits } });
@@ -53,4 +53,10 @@ test('min, max and ratio refusals worded as upstream', async () => {
   const two = pod([{ name: 'a', image: 'x', resources: { limits: { cpu: '1' } } }, { name: 'b', image: 'x', resources: { limits: { cpu: '1' } } }]);
   assert.equal(await refusal([{ type: 'Pod', max: { cpu: '1500m' } }], two), 'pods "p" is forbidden: maximum cpu usage per Pod is 1500m, but limit is 2');
   assert.equal(await refusal([{ type: 'Container', max: { cpu: '1' } }], two), 'admitted');
+});
+
+test('names what it sets, for the pod timeline', async () => {
+  const lr = new LimitRanger({ lookups: fakeLookups({ limitranges: [range([{ type: 'Container', default: { cpu: '500m' }, defaultRequest: { cpu: '100m' } }])] }) });
+  const p = pod([{ name: 'c', image: 'x', resources: { limits: { cpu: '1' }, requests: { cpu: '1' } } }, { name: 'd', image: 'x', resources: { requests: { memory: '1Mi' } } }]);
+  assert.deepEqual(await admitNamingChanges(lr, podAttrs(p)), ['spec.containers[1].resources', 'metadata.annotations']);
 });

@@ -61,12 +61,18 @@ export class LimitRanger implements MutatingAdmissionPlugin, ValidatingAdmission
     for (const item of await this.items(a.namespace)) {
       if (item.type !== 'Container') continue;
       const defaults = containerDefaults(item);
-      for (const c of pod.spec.containers ?? []) notes.push(...setDefaults(c, defaults, 'container'));
-      for (const c of pod.spec.initContainers ?? []) notes.push(...setDefaults(c, defaults, 'init container'));
+      for (const [field, kind] of [['containers', 'container'], ['initContainers', 'init container']] as const) {
+        (pod.spec[field] ?? []).forEach((c, i) => {
+          const set = setDefaults(c, defaults, kind);
+          if (set.length) a.timeline?.mutated(`spec.${field}[${i}].resources`);
+          notes.push(...set);
+        });
+      }
     }
     if (!notes.length) return;
     pod.metadata ??= {};
     pod.metadata.annotations = { ...pod.metadata.annotations, [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}` };
+    a.timeline?.mutated('metadata.annotations');
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {

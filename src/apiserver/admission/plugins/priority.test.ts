@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PriorityClass } from '../../../api/types.js';
-import { admissionAttributes, fakeLookups, forbiddenMessage } from '../testing.js';
+import { admissionAttributes, admitNamingChanges, fakeLookups, forbiddenMessage } from '../testing.js';
 import { findResource } from '../../../api/resources.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../interface.js';
 import { PriorityAdmission, systemPriorityClassObjects } from './priority.js';
@@ -79,4 +79,16 @@ test('system classes as the server creates them', () => {
     systemPriorityClassObjects().map((c) => [c.metadata?.name, c.value]),
     [['system-node-critical', 2000001000], ['system-cluster-critical', 2000000000]],
   );
+});
+
+test('names what it sets, for the pod timeline', async () => {
+  const classes = [pc('high', 1000, { preemptionPolicy: 'Never' }), pc('low', 10, { globalDefault: true, preemptionPolicy: 'PreemptLowerPriority' })];
+  const cases: [string, PriorityClass[], AdmissionAttributes, string[]][] = [
+    ['global default', classes, podAttrs({}), ['spec.priorityClassName', 'spec.priority', 'spec.preemptionPolicy']],
+    ['named class, priority given', classes, podAttrs({ priorityClassName: 'high', priority: 1000 }), ['spec.preemptionPolicy']],
+    ['empty class name, no default', [], podAttrs({ priorityClassName: '' }), ['spec.priorityClassName', 'spec.priority', 'spec.preemptionPolicy']],
+    ['update keeping the stored priority', classes, podAttrs({}, 'UPDATE', { priority: 10, preemptionPolicy: 'Never' }), ['spec.priority', 'spec.preemptionPolicy']],
+    ['update with both given', classes, podAttrs({ priority: 10, preemptionPolicy: 'Never' }, 'UPDATE', { priority: 10, preemptionPolicy: 'Never' }), []],
+  ];
+  for (const [name, cls, a, want] of cases) assert.deepEqual(await admitNamingChanges(plugin(cls), a), want, name);
 });

@@ -56,19 +56,27 @@ export class PriorityAdmission implements MutatingAdmissionPlugin, ValidatingAdm
     if (a.operation === 'UPDATE') {
       // Validation forbids changing these; an update that omits them keeps the stored values.
       const old = a.oldObject?.spec as PodPrioritySpec | undefined;
-      if (spec.priority == null && old?.priority != null) spec.priority = old.priority;
-      if (spec.preemptionPolicy == null && old?.preemptionPolicy != null) spec.preemptionPolicy = old.preemptionPolicy;
+      if (spec.priority == null && old?.priority != null) {
+        spec.priority = old.priority;
+        a.timeline?.mutated('spec.priority');
+      }
+      if (spec.preemptionPolicy == null && old?.preemptionPolicy != null) {
+        spec.preemptionPolicy = old.preemptionPolicy;
+        a.timeline?.mutated('spec.preemptionPolicy');
+      }
       return;
     }
     let priority: number;
     let preemptionPolicy: string | undefined;
     if (!spec.priorityClassName) {
       const dpc = await this.defaultClass();
-      spec.priorityClassName = dpc?.metadata?.name ?? '';
+      const name = dpc?.metadata?.name;
+      if (name || spec.priorityClassName !== undefined) a.timeline?.mutated('spec.priorityClassName');
+      // Upstream leaves an empty class name unset.
+      if (name) spec.priorityClassName = name;
+      else delete spec.priorityClassName;
       priority = dpc ? dpc.value : DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS_EXISTS;
       preemptionPolicy = dpc ? dpc.preemptionPolicy : 'PreemptLowerPriority';
-      // Upstream leaves an empty class name unset.
-      if (!spec.priorityClassName) delete spec.priorityClassName;
     } else {
       const pc = await this.getClass(spec.priorityClassName);
       if (!pc) throw admissionForbidden(a, `no PriorityClass with name ${spec.priorityClassName} was found`);
@@ -81,6 +89,7 @@ export class PriorityAdmission implements MutatingAdmissionPlugin, ValidatingAdm
         `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
       );
     }
+    if (spec.priority == null) a.timeline?.mutated('spec.priority');
     spec.priority = priority;
     if (preemptionPolicy) {
       if (spec.preemptionPolicy != null && spec.preemptionPolicy !== preemptionPolicy) {
@@ -89,6 +98,7 @@ export class PriorityAdmission implements MutatingAdmissionPlugin, ValidatingAdm
           `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${preemptionPolicy} from the given PriorityClass name`,
         );
       }
+      if (spec.preemptionPolicy == null) a.timeline?.mutated('spec.preemptionPolicy');
       spec.preemptionPolicy = preemptionPolicy;
     }
   }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod, RuntimeClass } from '../../../api/types.js';
-import { admissionAttributes, fakeLookups, forbiddenMessage } from '../testing.js';
+import { admissionAttributes, admitNamingChanges, fakeLookups, forbiddenMessage } from '../testing.js';
 import { RuntimeClassAdmission } from './runtimeclass.js';
 
 const classes: RuntimeClass[] = [
@@ -37,4 +37,11 @@ test('refusals worded as upstream', async () => {
     await forbiddenMessage(plugin().admit(attrs({ runtimeClassName: 'kata', nodeSelector: { sandbox: 'no' } }))),
     'pods "p" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no',
   );
+});
+
+test('names what it sets, for the pod timeline', async () => {
+  const kata = classes[0]!;
+  assert.deepEqual(await admitNamingChanges(plugin(), attrs({ runtimeClassName: 'kata', nodeSelector: { disk: 'ssd' } })), ['spec.overhead', 'spec.nodeSelector', 'spec.tolerations']);
+  const settled = attrs({ runtimeClassName: 'kata', overhead: { ...kata.overhead!.podFixed }, nodeSelector: { sandbox: 'yes' }, tolerations: [...kata.scheduling!.tolerations!] });
+  assert.deepEqual(await admitNamingChanges(plugin(), settled), [], 'a pod that has it all already');
 });

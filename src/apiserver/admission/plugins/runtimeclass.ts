@@ -46,20 +46,27 @@ export class RuntimeClassAdmission implements MutatingAdmissionPlugin, Validatin
     if (!rc) return;
     if (rc.overhead?.podFixed) {
       if (spec.overhead && !deepEqual(spec.overhead, rc.overhead.podFixed)) throw admissionForbidden(a, fieldErrorMessage(forbidden(overheadPath, overheadMismatch)));
+      if (!spec.overhead) a.timeline?.mutated('spec.overhead');
       spec.overhead = { ...rc.overhead.podFixed };
     }
     const scheduling = rc.scheduling;
     if (!scheduling) return;
     const selector = { ...spec.nodeSelector };
+    let selectorChanged = false;
     for (const [key, value] of Object.entries(scheduling.nodeSelector ?? {})) {
       const podValue = selector[key];
       if (podValue !== undefined && podValue !== value) {
         throw admissionForbidden(a, `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${value}; pod.spec.nodeSelector[${key}] = ${podValue}`);
       }
+      selectorChanged ||= podValue === undefined;
       selector[key] = value;
     }
     if (Object.keys(selector).length) spec.nodeSelector = selector;
-    if (scheduling.tolerations?.length) spec.tolerations = mergeTolerations(spec.tolerations ?? [], scheduling.tolerations);
+    if (selectorChanged) a.timeline?.mutated('spec.nodeSelector');
+    if (!scheduling.tolerations?.length) return;
+    const tolerations = mergeTolerations(spec.tolerations ?? [], scheduling.tolerations);
+    if (tolerations.length !== (spec.tolerations ?? []).length) a.timeline?.mutated('spec.tolerations');
+    spec.tolerations = tolerations;
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {

@@ -5,7 +5,7 @@ import { isStatusError } from '../../../api/errors.js';
 import { findResource } from '../../../api/resources.js';
 import { FakeClock } from '../../../util/clock.js';
 import type { AdmissionOperation } from '../interface.js';
-import { admissionAttributes, fakeLookups, type LookupObjects } from '../testing.js';
+import { admissionAttributes, admitNamingChanges, fakeLookups, type LookupObjects } from '../testing.js';
 import { ServiceAccountAdmission, defaultAPITokenMountPath, tokenVolumeSource } from './serviceaccount.js';
 
 const sa = (name: string, extra: Partial<ServiceAccount> = {}): ServiceAccount => ({ metadata: { name, namespace: 'ns', uid: `${name}-uid` }, ...extra });
@@ -98,4 +98,12 @@ test('copies imagePullSecrets; leaves mirror pods, updates and other resources a
   assert.equal(p.handles(attrs(podOf(), 'UPDATE')), false);
   assert.equal(p.handles({ ...attrs(podOf()), subresource: 'status' }), false);
   assert.equal(p.handles({ ...attrs(podOf()), resource: findResource('', 'v1', 'services')! }), false);
+});
+
+test('names what it sets, for the pod timeline', async () => {
+  const pod = podOf({ initContainers: [{ name: 'i' }], containers: [{ name: 'a' }, { name: 'b', volumeMounts: [{ name: 'x', mountPath: '/x' }] }], volumes: [{ name: 'x', emptyDir: {} }] });
+  const named = await admitNamingChanges(plugin({ serviceaccounts: [sa('default', { imagePullSecrets: [{ name: 'reg' }] })] }), attrs(pod));
+  assert.deepEqual(named, ['spec.serviceAccountName', 'spec.initContainers[0].volumeMounts', 'spec.containers[0].volumeMounts', 'spec.containers[1].volumeMounts', 'spec.volumes', 'spec.imagePullSecrets']);
+  const mounted = structuredClone(pod);
+  assert.deepEqual(await admitNamingChanges(plugin({ serviceaccounts: [sa('default')] }), attrs(mounted)), [], 'a pod already set up is left alone');
 });

@@ -6,7 +6,7 @@
 // read-only at /var/run/secrets/kubernetes.io/serviceaccount. The pod also inherits the service
 // account's imagePullSecrets when it has none.
 import { randomInt } from 'node:crypto';
-import type { Container, Pod, ProjectedVolumeSource, ServiceAccount, VolumeMount } from 'kubernetes-types/core/v1.js';
+import type { Pod, ProjectedVolumeSource, ServiceAccount, VolumeMount } from 'kubernetes-types/core/v1.js';
 import { hasStatusCode } from '../../../api/errors.js';
 import { realClock, type Clock } from '../../../util/clock.js';
 import { warnOnlyBoundTokenExpirationSeconds } from '../../authn/satoken.js';
@@ -64,11 +64,17 @@ export class ServiceAccountAdmission implements MutatingAdmissionPlugin {
     const pod = a.object as Pod | undefined;
     if (!pod?.spec || pod.metadata?.annotations?.[mirrorPodAnnotation] !== undefined) return;
     const spec = pod.spec;
-    if (!spec.serviceAccountName) spec.serviceAccountName = defaultServiceAccountName;
+    if (!spec.serviceAccountName) {
+      spec.serviceAccountName = defaultServiceAccountName;
+      a.timeline?.mutated('spec.serviceAccountName');
+    }
     const sa = await this.serviceAccount(a.namespace, spec.serviceAccountName);
     if (!sa) throw admissionForbidden(a, `error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`);
-    if (shouldAutomount(sa, pod)) this.mountServiceAccountToken(pod);
-    if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ name: s.name }));
+    if (shouldAutomount(sa, pod)) this.mountServiceAccountToken(pod, a);
+    if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) {
+      spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ name: s.name }));
+      a.timeline?.mutated('spec.imagePullSecrets');
+    }
   }
 
   /** The service account, looked up again a few times when it is the default one its controller is about to make. */
@@ -87,7 +93,7 @@ export class ServiceAccountAdmission implements MutatingAdmissionPlugin {
     return undefined;
   }
 
-  private mountServiceAccountToken(pod: Pod): void {
+  private mountServiceAccountToken(pod: Pod, a: AdmissionAttributes): void {
     const spec = pod.spec!;
     const volumes = spec.volumes ?? [];
     const existing = volumes.find((v) => v.name.startsWith(`${serviceAccountVolumeName}-`));
@@ -99,17 +105,21 @@ export class ServiceAccountAdmission implements MutatingAdmissionPlugin {
     }
     const mount: VolumeMount = { name: volumeName, readOnly: true, mountPath: defaultAPITokenMountPath };
     // A container that already mounts something at the token path keeps it.
-    const addMount = (containers: Container[] | undefined): boolean => {
+    const addMount = (field: 'initContainers' | 'containers'): boolean => {
       let added = false;
-      for (const c of containers ?? []) {
-        if ((c.volumeMounts ?? []).some((m) => m.mountPath === defaultAPITokenMountPath)) continue;
+      (spec[field] ?? []).forEach((c, i) => {
+        if ((c.volumeMounts ?? []).some((m) => m.mountPath === defaultAPITokenMountPath)) return;
         c.volumeMounts = [...(c.volumeMounts ?? []), { ...mount }];
+        a.timeline?.mutated(`spec.${field}[${i}].volumeMounts`);
         added = true;
-      }
+      });
       return added;
     };
-    const needsVolume = [addMount(spec.initContainers), addMount(spec.containers)].some(Boolean);
-    if (!existing && needsVolume) spec.volumes = [...volumes, { name: volumeName, projected: tokenVolumeSource() }];
+    const needsVolume = [addMount('initContainers'), addMount('containers')].some(Boolean);
+    if (!existing && needsVolume) {
+      spec.volumes = [...volumes, { name: volumeName, projected: tokenVolumeSource() }];
+      a.timeline?.mutated('spec.volumes');
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../../api/meta.js';
 import { deepEqual, type JsonObject } from '../../../api/patch/json.js';
 import { applyOperations, JsonPatchError, type JsonPatchOperation } from '../../../api/patch/jsonpatch.js';
 import { setOwn } from '../../../util/own.js';
+import { changedPaths } from '../../timeline/trace.js';
 import type { AdmissionAttributes, MutatingAdmissionPlugin } from '../interface.js';
 import { auditKeys, denial, inVersion, invocations, isExempt, orderedWebhooks, WebhookCaller, type WebhookDeps, type WebhookInvocation } from './dispatcher.js';
 
@@ -75,6 +76,7 @@ export class MutatingAdmissionWebhook implements MutatingAdmissionPlugin {
       mutated = !deepEqual(patched, object);
       a.annotate?.(auditKeys.patch(round, inv.index), JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, patch: ops, patchType: 'JSONPatch' }), 'Request');
       if (!mutated) return false;
+      if (a.timeline) for (const path of changedPaths(object, patched)) a.timeline.mutated(path);
       const result = convert(patched as KubeObject, inv.resource, a.resource)!;
       // The registry holds a.object: it is changed in place.
       for (const key of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[key];

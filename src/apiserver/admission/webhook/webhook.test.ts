@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { MutatingWebhook, ValidatingWebhook } from 'kubernetes-types/admissionregistration/v1.js';
 import { findResource } from '../../../api/resources.js';
 import { FakeClock, realClock } from '../../../util/clock.js';
-import { fakeLookups, type LookupObjects, statusRefusal } from '../testing.js';
+import { admitNamingChanges, fakeLookups, type LookupObjects, statusRefusal } from '../testing.js';
 import type { AdmissionAttributes } from '../interface.js';
 import { MutatingAdmissionWebhook } from './mutating.js';
 import { ValidatingAdmissionWebhook } from './validating.js';
@@ -128,6 +128,7 @@ test('a mutating webhook JSON patch is applied to the object in place', async ()
   await plugin.admit(a);
   assert.equal(a.object, obj);
   assert.deepEqual(a.object?.metadata?.labels, { app: 'web', mutated: 'yes' });
+  assert.deepEqual(await admitNamingChanges(plugin, pod({ app: 'web' })), ['metadata.labels.mutated'], 'what its patch changed, for the pod timeline');
 });
 
 test('a patch that does not apply is an internal error', async () => {
