@@ -46,3 +46,27 @@ test('flatRows: four strings per record, and what the writer stores from them lo
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a commit that fails inside its transaction leaves nothing of it, and the next one writes its records afresh', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-file-'));
+  try {
+    const file = join(dir, 'timeline.db');
+    const writer = new SqliteTimelineWriter(file);
+    writer.writeRows(flatRows([{ uid: 'u1', head: head('u1'), steps: [step('Bound', 2)] }]));
+    // u2 is added, then u1 is removed, then a row SQLite refuses (a head that is no text) rolls all of it back.
+    const refused = [...flatRows([{ uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] }, { uid: 'u1' }]), 'u3', '', null as unknown as string, ''];
+    assert.throws(() => writer.writeRows(refused), /NOT NULL/);
+    writer.writeRows(flatRows([
+      { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)], rewrite: true },
+      { uid: 'u1', head: head('u1'), steps: [step('Ready', 5)] },
+    ]));
+    void writer.close();
+    const loaded = loadTimelineFile(file).map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step)]);
+    assert.deepEqual(loaded, [
+      ['u1', ['Bound', 'Ready']],
+      ['u2', ['SchedulingQueued']],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,10 @@
-// The pod timeline's side file (DATA/timeline.db): a record's head (all but its steps) in `timelines`,
-// its steps in `timeline_steps`, one row per commit holding the steps that commit appended (a JSON
-// array; rows of one step object from older files still load). Written off the API server's event
-// loop: ThreadTimelineWriter (writer-thread.ts) runs SqliteTimelineWriter in a worker thread.
+// The pod timeline's side file (DATA/timeline.db): a record's head (all but its steps) in
+// `timeline_records`, its steps in `timeline_record_steps`, one row per commit holding the steps that
+// commit appended (a JSON array; rows of one step object from older files still load). Records are
+// numbered in creation order and step rows name their record by number, so a commit's inserts land
+// at the end of both tables and their index instead of at random places keyed by UID. Written off
+// the API server's event loop: ThreadTimelineWriter (writer-thread.ts) runs SqliteTimelineWriter in
+// a worker thread.
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
@@ -31,29 +34,46 @@ function open(file: string): Database.Database {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec('CREATE TABLE IF NOT EXISTS timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
-  db.exec('CREATE TABLE IF NOT EXISTS timeline_steps (uid TEXT NOT NULL, body TEXT NOT NULL)');
-  db.exec('CREATE INDEX IF NOT EXISTS timeline_steps_uid ON timeline_steps (uid)');
+  db.exec('CREATE TABLE IF NOT EXISTS timeline_records (rec INTEGER PRIMARY KEY, uid TEXT NOT NULL, body TEXT NOT NULL)');
+  db.exec('CREATE TABLE IF NOT EXISTS timeline_record_steps (rec INTEGER NOT NULL, body TEXT NOT NULL)');
+  db.exec('CREATE INDEX IF NOT EXISTS timeline_record_steps_rec ON timeline_record_steps (rec)');
+  moveUidKeyedTables(db);
   return db;
+}
+
+/** A file from before records were numbered (tables keyed by UID) is moved to the numbered tables, in order, once. */
+function moveUidKeyedTables(db: Database.Database): void {
+  const has = (table: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+  if (!has('timelines') && !has('timeline_steps')) return;
+  db.transaction(() => {
+    if (has('timelines')) {
+      db.exec('INSERT INTO timeline_records (uid, body) SELECT uid, body FROM timelines ORDER BY rowid');
+      db.exec('DROP TABLE timelines');
+    }
+    if (has('timeline_steps')) {
+      db.exec('INSERT INTO timeline_record_steps (rec, body) SELECT r.rec, s.body FROM timeline_steps s JOIN timeline_records r ON r.uid = s.uid ORDER BY s.rowid');
+      db.exec('DROP TABLE timeline_steps');
+    }
+  })();
 }
 
 /** Every record in the file, in the order they were first written (the file is created when missing). */
 export function loadTimelineFile(file: string): LoadedTimeline[] {
   const db = open(file);
   try {
-    const steps = new Map<string, TimelineStep[]>();
-    for (const row of db.prepare('SELECT uid, body FROM timeline_steps ORDER BY rowid').iterate() as IterableIterator<{ uid: string; body: string }>) {
-      let list = steps.get(row.uid);
-      if (!list) steps.set(row.uid, (list = []));
+    const steps = new Map<number, TimelineStep[]>();
+    for (const row of db.prepare('SELECT rec, body FROM timeline_record_steps ORDER BY rowid').iterate() as IterableIterator<{ rec: number; body: string }>) {
+      let list = steps.get(row.rec);
+      if (!list) steps.set(row.rec, (list = []));
       const body = JSON.parse(row.body) as TimelineStep | TimelineStep[];
       if (Array.isArray(body)) list.push(...body);
       else list.push(body);
     }
     const out: LoadedTimeline[] = [];
-    for (const row of db.prepare('SELECT uid, body FROM timelines ORDER BY rowid').iterate() as IterableIterator<{ uid: string; body: string }>) {
+    for (const row of db.prepare('SELECT rec, body FROM timeline_records ORDER BY rec').iterate() as IterableIterator<{ rec: number; body: string }>) {
       const head = JSON.parse(row.body) as Omit<PodTimeline, 'steps'> & { steps?: TimelineStep[] };
       // Rows hold steps in the order they arrived: sorted by start as the store keeps them.
-      const all = [...(head.steps ?? []), ...(steps.get(row.uid) ?? [])].sort(byStart);
+      const all = [...(head.steps ?? []), ...(steps.get(row.rec) ?? [])].sort(byStart);
       out.push({ timeline: { ...head, steps: all }, legacy: head.steps !== undefined });
     }
     return out;
@@ -80,30 +100,55 @@ export function flatRows(writes: readonly TimelineWrite[]): string[] {
 /** Writes in the calling thread: the worker thread's body, and the store's writer in unit tests. */
 export class SqliteTimelineWriter implements TimelineFileWriter {
   private readonly db: Database.Database;
-  /** Stores a commit's flatRows in one transaction. */
-  readonly writeRows: (rows: readonly string[]) => void;
+  /** Each stored record's number, by UID. */
+  private recs = new Map<string, number>();
+  private readonly transaction: (rows: readonly string[]) => void;
 
   constructor(file: string) {
     const db = (this.db = open(file));
-    const upsertHead = db.prepare<[string, string]>('INSERT INTO timelines (uid, body) VALUES (?, ?) ON CONFLICT(uid) DO UPDATE SET body = excluded.body');
-    const removeHead = db.prepare<[string]>('DELETE FROM timelines WHERE uid = ?');
-    const addSteps = db.prepare<[string, string]>('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)');
-    const removeSteps = db.prepare<[string]>('DELETE FROM timeline_steps WHERE uid = ?');
-    this.writeRows = db.transaction((rows: readonly string[]) => {
+    this.loadRecs();
+    const addHead = db.prepare<[string, string]>('INSERT INTO timeline_records (uid, body) VALUES (?, ?)');
+    const updateHead = db.prepare<[string, number]>('UPDATE timeline_records SET body = ? WHERE rec = ?');
+    const removeHead = db.prepare<[number]>('DELETE FROM timeline_records WHERE rec = ?');
+    const addSteps = db.prepare<[number, string]>('INSERT INTO timeline_record_steps (rec, body) VALUES (?, ?)');
+    const removeSteps = db.prepare<[number]>('DELETE FROM timeline_record_steps WHERE rec = ?');
+    this.transaction = db.transaction((rows: readonly string[]) => {
       for (let i = 0; i + 3 < rows.length; i += 4) {
         const uid = rows[i]!;
         const head = rows[i + 2]!;
         const steps = rows[i + 3]!;
+        let rec = this.recs.get(uid);
         if (head === '') {
-          removeHead.run(uid);
-          removeSteps.run(uid);
+          if (rec === undefined) continue;
+          removeHead.run(rec);
+          removeSteps.run(rec);
+          this.recs.delete(uid);
           continue;
         }
-        upsertHead.run(uid, head);
-        if (rows[i + 1] === '1') removeSteps.run(uid);
-        if (steps !== '') addSteps.run(uid, steps);
+        if (rec === undefined) this.recs.set(uid, (rec = Number(addHead.run(uid, head).lastInsertRowid)));
+        else {
+          updateHead.run(head, rec);
+          if (rows[i + 1] === '1') removeSteps.run(rec);
+        }
+        if (steps !== '') addSteps.run(rec, steps);
       }
     });
+  }
+
+  /** Stores a commit's flatRows in one transaction. */
+  writeRows(rows: readonly string[]): void {
+    try {
+      this.transaction(rows);
+    } catch (err) {
+      // Rolled back: the numbers given or taken inside it are read again.
+      this.loadRecs();
+      throw err;
+    }
+  }
+
+  private loadRecs(): void {
+    const rows = this.db.prepare('SELECT rec, uid FROM timeline_records').all() as { rec: number; uid: string }[];
+    this.recs = new Map(rows.map((r) => [r.uid, r.rec]));
   }
 
   async write(writes: readonly TimelineWrite[]): Promise<void> {

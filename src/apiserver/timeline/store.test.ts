@@ -204,7 +204,7 @@ describe('TimelineStore persistence', () => {
       const stored = () => {
         const db = new Database(file, { readonly: true });
         try {
-          return (db.prepare('SELECT uid, rowid AS id, body FROM timeline_steps ORDER BY uid, rowid').all() as { uid: string; id: number; body: string }[]).map(
+          return (db.prepare('SELECT r.uid, s.rowid AS id, s.body FROM timeline_record_steps s JOIN timeline_records r USING (rec) ORDER BY r.uid, s.rowid').all() as { uid: string; id: number; body: string }[]).map(
             (r) => `${r.uid} ${r.id} ${(JSON.parse(r.body) as TimelineStep[]).map((s) => s.step).join(',')}`,
           );
         } finally {
@@ -272,7 +272,7 @@ describe('TimelineStore persistence', () => {
     });
   });
 
-  it('loads a file whose records carry their steps in the head (before steps had rows), and moves them on the next write', async () => {
+  it('loads a file whose records carry their steps in the head (before steps had rows) or are keyed by UID, and moves them', async () => {
     await withTimelineFile(async (file) => {
       const legacy = new Database(file);
       legacy.exec('CREATE TABLE timelines (uid TEXT PRIMARY KEY, body TEXT NOT NULL)');
@@ -284,6 +284,10 @@ describe('TimelineStore persistence', () => {
       for (const s of [step('RequestReceived', 0), step('Persisted', 5)]) legacy.prepare('INSERT INTO timeline_steps (uid, body) VALUES (?, ?)').run('u2', JSON.stringify(s));
       legacy.close();
       const first = await storeWith({ file });
+      const db = new Database(file, { readonly: true });
+      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      db.close();
+      assert.deepEqual(tables, ['timeline_record_steps', 'timeline_records'], 'the UID-keyed tables moved to numbered records');
       assert.deepEqual(first.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived']);
       assert.deepEqual(first.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       first.store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
