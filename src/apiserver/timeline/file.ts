@@ -2,9 +2,9 @@
 // `timeline_records`, its steps in `timeline_record_steps`, one row per commit holding the steps that
 // commit appended (a JSON array; rows of one step object from older files still load). Records are
 // numbered in creation order and step rows name their record by number, so a commit's inserts land
-// at the end of both tables and their index instead of at random places keyed by UID. Written off
-// the API server's event loop: ThreadTimelineWriter (writer-thread.ts) runs SqliteTimelineWriter in
-// a worker thread.
+// at or near the end of both tables and their index instead of at random places keyed by UID.
+// Written off the API server's event loop: ThreadTimelineWriter (writer-thread.ts) runs
+// SqliteTimelineWriter in a worker thread.
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
