@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PodTimeline, TimelineStep, TimelineStepName } from '../../api/timeline/types.js';
-import { flatRows, loadTimelineFile, SqliteTimelineWriter, type TimelineWrite } from './file.js';
+import { loadTimelineFile, SqliteTimelineWriter } from './file.js';
 
 function head(uid: string): Omit<PodTimeline, 'steps'> {
   return { apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimeline', metadata: { name: uid, namespace: 'default' }, pod: { name: `pod-${uid}`, namespace: 'default', uid } };
@@ -14,34 +14,40 @@ function step(name: TimelineStepName, ms: number, detail?: string): TimelineStep
   return { step: name, component: 'kubelet', start: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString().replace('Z', '000Z'), ...(detail ? { detail } : {}) };
 }
 
-test('flatRows: four strings per record, and what the writer stores from them loads back as the records', () => {
-  const writes: TimelineWrite[] = [
-    { uid: 'u1', head: head('u1'), steps: [step('Bound', 2, 'tab\there, newline\nthere')] },
-    { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] },
-    { uid: 'u3', head: head('u3') },
-  ];
-  const rows = flatRows(writes);
-  assert.equal(rows.length, 12);
-  assert.deepEqual(rows.slice(8), ['u3', '', JSON.stringify(head('u3')), ''], 'a head without new steps');
-
+test('what the writer stores loads back as the records: steps appended or replaced, heads kept when a write has none, records removed', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-file-'));
   try {
     const file = join(dir, 'timeline.db');
+    assert.deepEqual(loadTimelineFile(file), { timelines: [], resourceVersion: 0 }, 'a new file');
     const writer = new SqliteTimelineWriter(file);
-    writer.writeRows(rows);
-    // u1 appends a step that started earlier, u2's rows are replaced, u3 is removed.
-    writer.writeRows(flatRows([
-      { uid: 'u1', head: head('u1'), steps: [step('SchedulingQueued', 1)] },
-      { uid: 'u2', head: head('u2'), steps: [step('Ready', 5)], rewrite: true },
-      { uid: 'u3' },
-    ]));
+    writer.commit({
+      resourceVersion: 3,
+      writes: [
+        { uid: 'u1', head: head('u1'), steps: [step('Bound', 2, 'tab\there, newline\nthere')] },
+        { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] },
+        { uid: 'u3', head: head('u3') },
+      ],
+    });
+    // u1 appends a step that started earlier without a head, u2's rows and head are replaced, u3 is removed.
+    writer.commit({
+      resourceVersion: 7,
+      writes: [
+        { uid: 'u1', steps: [step('SchedulingQueued', 1)] },
+        { uid: 'u2', head: { ...head('u2'), deletedAt: '2026-01-01T00:00:09.000000Z' }, steps: [step('Ready', 5)], rewrite: true },
+        { uid: 'u3', removed: true },
+      ],
+    });
     void writer.close();
-    const loaded = loadTimelineFile(file).map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step), l.legacy]);
-    assert.deepEqual(loaded, [
-      ['u1', ['SchedulingQueued', 'Bound'], false],
-      ['u2', ['Ready'], false],
-    ]);
-    assert.equal(loadTimelineFile(file)[0]!.timeline.steps[1]!.detail, 'tab\there, newline\nthere');
+    const { timelines, resourceVersion } = loadTimelineFile(file);
+    assert.equal(resourceVersion, 7);
+    assert.deepEqual(
+      timelines.map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step), l.timeline.deletedAt, l.legacy]),
+      [
+        ['u1', ['SchedulingQueued', 'Bound'], undefined, false],
+        ['u2', ['Ready'], '2026-01-01T00:00:09.000000Z', false],
+      ],
+    );
+    assert.equal(timelines[0]!.timeline.steps[1]!.detail, 'tab\there, newline\nthere');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -52,20 +58,27 @@ test('a commit that fails inside its transaction leaves nothing of it, and the n
   try {
     const file = join(dir, 'timeline.db');
     const writer = new SqliteTimelineWriter(file);
-    writer.writeRows(flatRows([{ uid: 'u1', head: head('u1'), steps: [step('Bound', 2)] }]));
-    // u2 is added, then u1 is removed, then a row SQLite refuses (a head that is no text) rolls all of it back.
-    const refused = [...flatRows([{ uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] }, { uid: 'u1' }]), 'u3', '', null as unknown as string, ''];
-    assert.throws(() => writer.writeRows(refused), /NOT NULL/);
-    writer.writeRows(flatRows([
-      { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)], rewrite: true },
-      { uid: 'u1', head: head('u1'), steps: [step('Ready', 5)] },
-    ]));
+    writer.commit({ resourceVersion: 1, writes: [{ uid: 'u1', head: head('u1'), steps: [step('Bound', 2)] }] });
+    // u2 is added, then u1 is removed, then a record new to the file without its head rolls all of it back.
+    const refused = { resourceVersion: 4, writes: [{ uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] }, { uid: 'u1', removed: true }, { uid: 'u3', steps: [step('Ready', 3)] }] };
+    assert.throws(() => writer.commit(refused), /u3 is not in the file/);
+    writer.commit({
+      resourceVersion: 6,
+      writes: [
+        { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)], rewrite: true },
+        { uid: 'u1', steps: [step('Ready', 5)] },
+      ],
+    });
     void writer.close();
-    const loaded = loadTimelineFile(file).map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step)]);
-    assert.deepEqual(loaded, [
-      ['u1', ['Bound', 'Ready']],
-      ['u2', ['SchedulingQueued']],
-    ]);
+    const { timelines, resourceVersion } = loadTimelineFile(file);
+    assert.equal(resourceVersion, 6);
+    assert.deepEqual(
+      timelines.map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step)]),
+      [
+        ['u1', ['Bound', 'Ready']],
+        ['u2', ['SchedulingQueued']],
+      ],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,24 +3,37 @@
 // commit appended (a JSON array; rows of one step object from older files still load). Records are
 // numbered in creation order and step rows name their record by number, so a commit's inserts land
 // at or near the end of both tables and their index instead of at random places keyed by UID.
+// A head is written when it changes beyond its resourceVersion; the store's resourceVersion is kept
+// once per commit in `timeline_meta`, so a restart goes on counting from the last one committed.
 // Written off the API server's event loop: ThreadTimelineWriter (writer-thread.ts) runs
-// SqliteTimelineWriter in a worker thread.
+// SqliteTimelineWriter in a worker thread, which also makes the commit's JSON text.
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import { byStart } from './merge.js';
 
-/** One record's change: `head` absent removes it; `steps` are appended, or replace its rows with `rewrite`. */
+/**
+ * One record's change: `removed` removes it; else `head` replaces its head (absent: unchanged but for
+ * its resourceVersion; a record new to the file always has one), and `steps` are appended, or
+ * replace its rows with `rewrite`.
+ */
 export interface TimelineWrite {
   uid: string;
+  removed?: boolean;
   head?: Omit<PodTimeline, 'steps'>;
   steps?: readonly TimelineStep[];
   rewrite?: boolean;
 }
 
+/** One transaction: the records' changes and the store's resourceVersion after them. */
+export interface TimelineCommit {
+  resourceVersion: number;
+  writes: readonly TimelineWrite[];
+}
+
 /** Where the store's commits go: one transaction per `write`, applied in call order. */
 export interface TimelineFileWriter {
-  write(writes: readonly TimelineWrite[]): Promise<void>;
+  write(commit: TimelineCommit): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,6 +43,12 @@ export interface LoadedTimeline {
   legacy: boolean;
 }
 
+/** What a file holds: its records, and the store's resourceVersion as of the last commit (0: none). */
+export interface LoadedTimelineFile {
+  timelines: LoadedTimeline[];
+  resourceVersion: number;
+}
+
 function open(file: string): Database.Database {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -37,6 +56,7 @@ function open(file: string): Database.Database {
   db.exec('CREATE TABLE IF NOT EXISTS timeline_records (rec INTEGER PRIMARY KEY, uid TEXT NOT NULL, body TEXT NOT NULL)');
   db.exec('CREATE TABLE IF NOT EXISTS timeline_record_steps (rec INTEGER NOT NULL, body TEXT NOT NULL)');
   db.exec('CREATE INDEX IF NOT EXISTS timeline_record_steps_rec ON timeline_record_steps (rec)');
+  db.exec('CREATE TABLE IF NOT EXISTS timeline_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)');
   moveUidKeyedTables(db);
   return db;
 }
@@ -58,7 +78,7 @@ function moveUidKeyedTables(db: Database.Database): void {
 }
 
 /** Every record in the file, in the order they were first written (the file is created when missing). */
-export function loadTimelineFile(file: string): LoadedTimeline[] {
+export function loadTimelineFile(file: string): LoadedTimelineFile {
   const db = open(file);
   try {
     const steps = new Map<number, TimelineStep[]>();
@@ -69,32 +89,18 @@ export function loadTimelineFile(file: string): LoadedTimeline[] {
       if (Array.isArray(body)) list.push(...body);
       else list.push(body);
     }
-    const out: LoadedTimeline[] = [];
+    const timelines: LoadedTimeline[] = [];
     for (const row of db.prepare('SELECT rec, body FROM timeline_records ORDER BY rec').iterate() as IterableIterator<{ rec: number; body: string }>) {
       const head = JSON.parse(row.body) as Omit<PodTimeline, 'steps'> & { steps?: TimelineStep[] };
       // Rows hold steps in the order they arrived: sorted by start as the store keeps them.
       const all = [...(head.steps ?? []), ...(steps.get(row.rec) ?? [])].sort(byStart);
-      out.push({ timeline: { ...head, steps: all }, legacy: head.steps !== undefined });
+      timelines.push({ timeline: { ...head, steps: all }, legacy: head.steps !== undefined });
     }
-    return out;
+    const rv = db.prepare("SELECT value FROM timeline_meta WHERE name = 'resourceVersion'").get() as { value: string } | undefined;
+    return { timelines, resourceVersion: Number(rv?.value ?? 0) || 0 };
   } finally {
     db.close();
   }
-}
-
-/**
- * A commit as the writer stores it: four strings per record — the uid, "1" to replace its step rows
- * (else ""), its head as JSON ("" removes the record) and its new steps as a JSON array ("" for
- * none). A flat array of strings is what crosses to the writer thread cheapest: no objects to
- * clone, no joined text to build and split.
- */
-export function flatRows(writes: readonly TimelineWrite[]): string[] {
-  const out: string[] = [];
-  for (const w of writes) {
-    if (w.head === undefined) out.push(w.uid, '', '', '');
-    else out.push(w.uid, w.rewrite ? '1' : '', JSON.stringify(w.head), w.steps?.length ? JSON.stringify(w.steps) : '');
-  }
-  return out;
 }
 
 /** Writes in the calling thread: the worker thread's body, and the store's writer in unit tests. */
@@ -102,7 +108,7 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
   private readonly db: Database.Database;
   /** Each stored record's number, by UID. */
   private recs = new Map<string, number>();
-  private readonly transaction: (rows: readonly string[]) => void;
+  private readonly transaction: (commit: TimelineCommit) => void;
 
   constructor(file: string) {
     const db = (this.db = open(file));
@@ -112,33 +118,35 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
     const removeHead = db.prepare<[number]>('DELETE FROM timeline_records WHERE rec = ?');
     const addSteps = db.prepare<[number, string]>('INSERT INTO timeline_record_steps (rec, body) VALUES (?, ?)');
     const removeSteps = db.prepare<[number]>('DELETE FROM timeline_record_steps WHERE rec = ?');
-    this.transaction = db.transaction((rows: readonly string[]) => {
-      for (let i = 0; i + 3 < rows.length; i += 4) {
-        const uid = rows[i]!;
-        const head = rows[i + 2]!;
-        const steps = rows[i + 3]!;
-        let rec = this.recs.get(uid);
-        if (head === '') {
+    const setResourceVersion = db.prepare<[string]>("INSERT INTO timeline_meta (name, value) VALUES ('resourceVersion', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value");
+    this.transaction = db.transaction((commit: TimelineCommit) => {
+      for (const w of commit.writes) {
+        let rec = this.recs.get(w.uid);
+        if (w.removed) {
           if (rec === undefined) continue;
           removeHead.run(rec);
           removeSteps.run(rec);
-          this.recs.delete(uid);
+          this.recs.delete(w.uid);
           continue;
         }
-        if (rec === undefined) this.recs.set(uid, (rec = Number(addHead.run(uid, head).lastInsertRowid)));
-        else {
-          updateHead.run(head, rec);
-          if (rows[i + 1] === '1') removeSteps.run(rec);
+        if (rec === undefined) {
+          // Rolls the commit back: the store then writes its records whole, heads included.
+          if (!w.head) throw new Error(`pod timeline ${w.uid} is not in the file and came without its head`);
+          this.recs.set(w.uid, (rec = Number(addHead.run(w.uid, JSON.stringify(w.head)).lastInsertRowid)));
+        } else {
+          if (w.head) updateHead.run(JSON.stringify(w.head), rec);
+          if (w.rewrite) removeSteps.run(rec);
         }
-        if (steps !== '') addSteps.run(rec, steps);
+        if (w.steps?.length) addSteps.run(rec, JSON.stringify(w.steps));
       }
+      setResourceVersion.run(String(commit.resourceVersion));
     });
   }
 
-  /** Stores a commit's flatRows in one transaction. */
-  writeRows(rows: readonly string[]): void {
+  /** Stores a commit in one transaction. */
+  commit(commit: TimelineCommit): void {
     try {
-      this.transaction(rows);
+      this.transaction(commit);
     } catch (err) {
       // Rolled back: the numbers given or taken inside it are read again.
       this.loadRecs();
@@ -151,8 +159,8 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
     this.recs = new Map(rows.map((r) => [r.uid, r.rec]));
   }
 
-  async write(writes: readonly TimelineWrite[]): Promise<void> {
-    this.writeRows(flatRows(writes));
+  async write(commit: TimelineCommit): Promise<void> {
+    this.commit(commit);
   }
 
   async close(): Promise<void> {
@@ -160,10 +168,13 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
   }
 }
 
-/** What the writer thread and the API server tell each other; a commit travels as its flatRows. */
-export type WriterMessage = { id: number; rows: string[] } | { id: number; error?: string } | 'close' | 'closed';
+/**
+ * What the writer thread and the API server tell each other. A commit travels as objects: cloning
+ * them costs the event loop less than making their JSON text and cloning that.
+ */
+export type WriterMessage = { id: number; commit: TimelineCommit } | { id: number; error?: string } | 'close' | 'closed';
 
-/** SqliteTimelineWriter in a worker thread: the commits' SQLite work stays off the API server's event loop. */
+/** SqliteTimelineWriter in a worker thread: the commits' JSON and SQLite work stay off the API server's event loop. */
 export class ThreadTimelineWriter implements TimelineFileWriter {
   private readonly worker: Worker;
   private nextId = 0;
@@ -172,7 +183,7 @@ export class ThreadTimelineWriter implements TimelineFileWriter {
   constructor(file: string) {
     this.worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { file } });
     this.worker.on('message', (m: WriterMessage) => {
-      if (typeof m !== 'object' || 'rows' in m) return;
+      if (typeof m !== 'object' || 'commit' in m) return;
       const p = this.pending.get(m.id);
       this.pending.delete(m.id);
       if (m.error === undefined) p?.resolve();
@@ -182,11 +193,11 @@ export class ThreadTimelineWriter implements TimelineFileWriter {
     this.worker.on('exit', () => this.failAll(new Error('the pod timeline writer thread exited')));
   }
 
-  write(writes: readonly TimelineWrite[]): Promise<void> {
+  write(commit: TimelineCommit): Promise<void> {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, rows: flatRows(writes) } satisfies WriterMessage);
+      this.worker.postMessage({ id, commit } satisfies WriterMessage);
     });
   }
 

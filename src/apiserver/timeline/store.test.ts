@@ -10,7 +10,7 @@ import type { TimelineStep, TimelineStepName } from '../../api/timeline/types.js
 import { StatusError } from '../../api/errors.js';
 import { FakeClock } from '../../util/clock.js';
 import { TimelineStore, type TimelineEvent, type TimelineStoreOptions } from './store.js';
-import { SqliteTimelineWriter, type TimelineFileWriter } from './file.js';
+import { SqliteTimelineWriter, type TimelineCommit, type TimelineFileWriter } from './file.js';
 import type { TimelineSink } from './sink.js';
 
 const clock0 = Date.UTC(2026, 0, 1);
@@ -287,7 +287,7 @@ describe('TimelineStore persistence', () => {
       const db = new Database(file, { readonly: true });
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
       db.close();
-      assert.deepEqual(tables, ['timeline_record_steps', 'timeline_records'], 'the UID-keyed tables moved to numbered records');
+      assert.deepEqual(tables, ['timeline_meta', 'timeline_record_steps', 'timeline_records'], 'the UID-keyed tables moved to numbered records');
       assert.deepEqual(first.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived']);
       assert.deepEqual(first.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       first.store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
@@ -297,6 +297,45 @@ describe('TimelineStore persistence', () => {
       assert.deepEqual(second.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       assert.equal(second.store.resourceVersion, 8);
       await second.store.stop();
+    });
+  });
+
+  it('writes a head only when more than its resourceVersion changed, and a restart goes on from the last resourceVersion committed', async () => {
+    await withTimelineFile(async (file) => {
+      const commits: TimelineCommit[] = [];
+      const writer = (f: string): TimelineFileWriter => {
+        const sqlite = new SqliteTimelineWriter(f);
+        return { write: (c) => (commits.push(c), sqlite.write(c)), close: () => sqlite.close() };
+      };
+      const { store, clock } = await storeWith({ file, writer });
+      const commit = async (steps: TimelineStep[]) => {
+        store.record([{ pod: pod('u1'), steps }]);
+        await clock.advance(10);
+        await store.committed();
+      };
+      await commit([step('RequestReceived', 0)]);
+      await commit([step('Bound', 10, { attributes: { node: 'n1' } })]);
+      await commit([step('Ready', 20)]);
+      await commit([step('Deleted', 30)]);
+      await commit([step('FinalizerRemoved', 40)]);
+      assert.deepEqual(
+        commits.map((c) => [c.resourceVersion, c.writes.map((w) => [w.head?.pod.nodeName ?? (w.head ? 'head' : 'no head'), w.head?.deletedAt ?? '', w.steps?.map((s) => s.step)])]),
+        [
+          [1, [['head', '', ['RequestReceived']]]],
+          [2, [['n1', '', ['Bound']]]],
+          [3, [['no head', '', ['Ready']]]],
+          [4, [['n1', store.get('default', 'u1')!.deletedAt, ['Deleted']]]],
+          [5, [['no head', '', ['FinalizerRemoved']]]],
+        ],
+      );
+      await store.stop();
+      const reopened = await storeWith({ file });
+      const t = reopened.store.get('default', 'u1')!;
+      assert.deepEqual([t.pod.nodeName, t.steps.map((s) => s.step)], ['n1', ['RequestReceived', 'Bound', 'Ready', 'Deleted', 'FinalizerRemoved']]);
+      assert.equal(reopened.store.resourceVersion, 5, "the store's, not the last head's (4)");
+      reopened.store.record([{ pod: pod('u1'), steps: [step('ContainerExited', 50)] }]);
+      assert.equal(reopened.store.get('default', 'u1')!.metadata.resourceVersion, '6');
+      await reopened.store.stop();
     });
   });
 

@@ -3,7 +3,7 @@
 // in one transaction, a record that only gained steps appends them beside its small head. Durable
 // means committed: the batch API answers 201 only after `committed()`, so an answered batch survives
 // a crash (SQLite WAL, synchronous=NORMAL: an OS crash may lose the last commits, a process crash
-// does not). It is this API server's own file even with etcd storage: each API server keeps the steps
+// does not). A head is written only when more than its resourceVersion changed. It is this API server's own file even with etcd storage: each API server keeps the steps
 // it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
 // with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
 // records past the retention after their pod's deletion; a global cap evicts deleted pods' records
@@ -106,6 +106,8 @@ export class TimelineStore implements Service {
    * record was removed, a write failed). Noted as batches merge, so a commit scans nothing.
    */
   private readonly unwritten = new Map<string, TimelineStep[] | true>();
+  /** Records whose head changed beyond its resourceVersion since the last commit (new ones too). */
+  private readonly headChanged = new Set<string>();
   private sweeper?: Timer;
   /** Changed since the last commit, by pod UID: true to write the record as it is then, false to remove it. */
   private readonly dirty = new Map<string, boolean>();
@@ -130,7 +132,10 @@ export class TimelineStore implements Service {
   async start(): Promise<void> {
     if (!this.enabled) return;
     if (this.opts.file) {
-      const loaded = loadTimelineFile(this.opts.file);
+      const { timelines: loaded, resourceVersion } = loadTimelineFile(this.opts.file);
+      // Heads keep the resourceVersion of their last change of substance; the file keeps the store's
+      // (a file from before it did: its highest head's).
+      this.rv = resourceVersion;
       for (const { timeline: t, legacy } of loaded) {
         this.timelines.set(t.metadata.name!, t);
         // A head that carried its steps is written again, its steps as rows.
@@ -203,6 +208,7 @@ export class TimelineStore implements Service {
       const deletedAt = deleted?.start ?? before?.deletedAt;
       if (deletedAt) timeline.deletedAt = deletedAt;
       if (merged.truncated || before?.truncated) timeline.truncated = true;
+      if (this.writer && (!before || !sameHead(before, timeline))) this.headChanged.add(rec.pod.uid);
       // A replaced key keeps its place: the map stays in creation order.
       this.timelines.set(rec.pod.uid, timeline);
       changed.push({ event: { type: before ? 'MODIFIED' : 'ADDED', object: timeline, resourceVersion: this.rv }, added: merged.added });
@@ -266,6 +272,7 @@ export class TimelineStore implements Service {
     const deletedAt = microTime(now);
     const marked = orphans.map((t) => ({ ...t, metadata: { ...t.metadata, resourceVersion: String(++this.rv) }, deletedAt }));
     for (const t of marked) this.timelines.set(t.metadata.name!, t);
+    if (this.writer) for (const t of marked) this.headChanged.add(t.metadata.name!);
     this.persist(marked, []);
     for (const t of marked) this.publish({ type: 'MODIFIED', object: t, resourceVersion: Number(t.metadata.resourceVersion) });
   }
@@ -330,15 +337,17 @@ export class TimelineStore implements Service {
     for (const [uid, keep] of this.dirty) {
       const t = keep ? this.timelines.get(uid) : undefined;
       const unwritten = this.unwritten.get(uid);
+      const headChanged = this.headChanged.delete(uid);
       this.unwritten.delete(uid);
       if (!t) {
-        writes.push({ uid });
+        writes.push({ uid, removed: true });
         continue;
       }
       // Steps arrive out of start order (each component batches its own), so rows are appended as
       // they come and sorted on load.
       const { steps, ...head } = t;
-      const write: TimelineWrite = { uid, head };
+      const write: TimelineWrite = { uid };
+      if (headChanged || unwritten === true) write.head = head;
       if (unwritten === true) {
         write.rewrite = true;
         write.steps = steps;
@@ -348,13 +357,13 @@ export class TimelineStore implements Service {
       writes.push(write);
     }
     this.dirty.clear();
-    this.inFlight = writer.write(writes).then(
+    this.inFlight = writer.write({ resourceVersion: this.rv, writes }).then(
       () => waiters.forEach((w) => w.resolve()),
       (err: unknown) => {
         this.opts.logger.error({ err }, 'writing pod timelines failed');
         for (const w of writes) {
           this.unwritten.set(w.uid, true);
-          if (!this.dirty.has(w.uid)) this.dirty.set(w.uid, w.head !== undefined);
+          if (!this.dirty.has(w.uid)) this.dirty.set(w.uid, !w.removed);
         }
         if (this.writer) this.scheduleCommit();
         for (const w of waiters) w.reject(internalError('the pod timeline store could not write its file'));
@@ -388,6 +397,20 @@ export class TimelineStore implements Service {
 
 function selected(filter: TimelineFilter, t: PodTimeline): boolean {
   return (!filter.namespace || t.metadata.namespace === filter.namespace) && (!filter.matches || filter.matches(t));
+}
+
+/** Whether two versions of a record have the same head but for the resourceVersion (what is written of it). */
+function sameHead(a: PodTimeline, b: PodTimeline): boolean {
+  return (
+    a.metadata.namespace === b.metadata.namespace &&
+    a.pod.namespace === b.pod.namespace &&
+    a.pod.name === b.pod.name &&
+    a.pod.nodeName === b.pod.nodeName &&
+    a.pod.owner?.kind === b.pod.owner?.kind &&
+    a.pod.owner?.name === b.pod.owner?.name &&
+    a.deletedAt === b.deletedAt &&
+    a.truncated === b.truncated
+  );
 }
 
 function compareKeys(a: PodTimeline, b: PodTimeline): number {

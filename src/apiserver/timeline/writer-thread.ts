@@ -1,5 +1,5 @@
 // The pod timeline writer's thread entry: SQLite transactions for the API server's timeline store,
-// taken in the order they were posted (rows as flatRows), each answered with its id (and the error,
+// taken in the order they were posted, each answered with its id (and the error,
 // if it failed).
 import { parentPort, workerData } from 'node:worker_threads';
 import { nameThisThread } from '../../util/threadname.js';
@@ -14,9 +14,9 @@ port.on('message', (m: WriterMessage) => {
     void writer.close().then(() => port.postMessage('closed' satisfies WriterMessage));
     return;
   }
-  if (typeof m !== 'object' || !('rows' in m)) return;
+  if (typeof m !== 'object' || !('commit' in m)) return;
   try {
-    writer.writeRows(m.rows);
+    writer.commit(m.commit);
     port.postMessage({ id: m.id } satisfies WriterMessage);
   } catch (err) {
     port.postMessage({ id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies WriterMessage);
