@@ -23,6 +23,19 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
   const dir = tempDir('tlc-console');
   const k = (args: string[]) => kubectlOk(cluster, args);
   const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  /**
+   * page.goto, again when Chromium aborts it with ERR_NETWORK_CHANGED: each pod the cluster starts
+   * adds a veth to the host, and Chromium cancels navigations in flight on any interface change.
+   */
+  const open = async (url: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await page.goto(url);
+      } catch (err) {
+        if (attempt === 5 || !String(err).includes('net::ERR_NETWORK_CHANGED')) throw err;
+      }
+    }
+  };
 
   before(async () => {
     mkdirSync(shots, { recursive: true });
@@ -46,7 +59,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
   });
 
   it('serves the console at /ui/ with its login page', async () => {
-    const res = await page.goto(`${cluster.url}/ui`);
+    const res = await open(`${cluster.url}/ui`);
     assert.equal(res?.status(), 200);
     assert.equal(new URL(page.url()).pathname, '/ui/');
     assert.equal(res?.headers()['x-frame-options'], 'DENY');
@@ -91,7 +104,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
   it("a Pending pod's page shows the scheduler's per-node verdicts and its why line", async () => {
     const pending = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'tlc-pending' }, spec: { nodeSelector: { 'tlc.kite.dev/disk': 'none' }, terminationGracePeriodSeconds: 0, containers: [{ name: 'sh', image: 'busybox:1.35', command: ['sleep', '3600'] }] } };
     assert.equal(kubectlOk(cluster, ['apply', '-f', '-'], JSON.stringify(pending)).trim(), 'pod/tlc-pending created');
-    await page.goto(`${cluster.url}/ui/#/pods/default/tlc-pending`);
+    await open(`${cluster.url}/ui/#/pods/default/tlc-pending`);
     const verdicts = page.locator('section[aria-label="Scheduling verdicts"]');
     await verdicts.waitFor({ timeout: 30_000 });
     await verdicts.locator('td', { hasText: cluster.nodeName }).first().waitFor();
@@ -105,7 +118,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     assert.equal(await nodeRow.locator('td').nth(1).textContent(), 'Ready');
     assert.match((await nodeRow.textContent()) ?? '', /Ready=True/);
     await shot('nodes');
-    await page.goto(`${cluster.url}/ui/#/pods/default/web`);
+    await open(`${cluster.url}/ui/#/pods/default/web`);
     await page.getByRole('heading', { name: 'web' }).waitFor();
   });
 
@@ -135,7 +148,7 @@ describe('the web console on kite up (containerd, chromium)', { skip }, () => {
     assert.equal(kubectl({ kubeconfig: file }, ['get', 'pods']).code, 1);
     // Whatever the tests before left, start logged out.
     await page.evaluate('sessionStorage.clear()');
-    await page.goto(`${cluster.url}/ui/`);
+    await open(`${cluster.url}/ui/`);
     await page.getByLabel(/Kubeconfig file/).setInputFiles(file);
     await page.locator('header .user', { hasText: 'tlc-nobody' }).waitFor();
     const error = page.getByRole('alert');
