@@ -10,6 +10,9 @@ function head(uid: string): Omit<PodTimeline, 'steps'> {
   return { apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimeline', metadata: { name: uid, namespace: 'default' }, pod: { name: `pod-${uid}`, namespace: 'default', uid } };
 }
 
+/** Steps as a write carries them: one JSON array. */
+const rows = (...steps: TimelineStep[]) => JSON.stringify(steps);
+
 function step(name: TimelineStepName, ms: number, detail?: string): TimelineStep {
   return { step: name, component: 'kubelet', start: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)).toISOString().replace('Z', '000Z'), ...(detail ? { detail } : {}) };
 }
@@ -23,8 +26,8 @@ test('what the writer stores loads back as the records: steps appended or replac
     writer.commit({
       resourceVersion: 3,
       writes: [
-        { uid: 'u1', head: head('u1'), steps: [step('Bound', 2, 'tab\there, newline\nthere')] },
-        { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] },
+        { uid: 'u1', head: head('u1'), steps: rows(step('Bound', 2, 'tab\there, newline\nthere')) },
+        { uid: 'u2', head: head('u2'), steps: rows(step('SchedulingQueued', 1)) },
         { uid: 'u3', head: head('u3') },
       ],
     });
@@ -32,8 +35,8 @@ test('what the writer stores loads back as the records: steps appended or replac
     writer.commit({
       resourceVersion: 7,
       writes: [
-        { uid: 'u1', steps: [step('SchedulingQueued', 1)] },
-        { uid: 'u2', head: { ...head('u2'), deletedAt: '2026-01-01T00:00:09.000000Z' }, steps: [step('Ready', 5)], rewrite: true },
+        { uid: 'u1', steps: rows(step('SchedulingQueued', 1)) },
+        { uid: 'u2', head: { ...head('u2'), deletedAt: '2026-01-01T00:00:09.000000Z' }, steps: rows(step('Ready', 5)), rewrite: true },
         { uid: 'u3', removed: true },
       ],
     });
@@ -58,15 +61,15 @@ test('a commit that fails inside its transaction leaves nothing of it, and the n
   try {
     const file = join(dir, 'timeline.db');
     const writer = new SqliteTimelineWriter(file);
-    writer.commit({ resourceVersion: 1, writes: [{ uid: 'u1', head: head('u1'), steps: [step('Bound', 2)] }] });
+    writer.commit({ resourceVersion: 1, writes: [{ uid: 'u1', head: head('u1'), steps: rows(step('Bound', 2)) }] });
     // u2 is added, then u1 is removed, then a record new to the file without its head rolls all of it back.
-    const refused = { resourceVersion: 4, writes: [{ uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)] }, { uid: 'u1', removed: true }, { uid: 'u3', steps: [step('Ready', 3)] }] };
+    const refused = { resourceVersion: 4, writes: [{ uid: 'u2', head: head('u2'), steps: rows(step('SchedulingQueued', 1)) }, { uid: 'u1', removed: true }, { uid: 'u3', steps: rows(step('Ready', 3)) }] };
     assert.throws(() => writer.commit(refused), /u3 is not in the file/);
     writer.commit({
       resourceVersion: 6,
       writes: [
-        { uid: 'u2', head: head('u2'), steps: [step('SchedulingQueued', 1)], rewrite: true },
-        { uid: 'u1', steps: [step('Ready', 5)] },
+        { uid: 'u2', head: head('u2'), steps: rows(step('SchedulingQueued', 1)), rewrite: true },
+        { uid: 'u1', steps: rows(step('Ready', 5)) },
       ],
     });
     void writer.close();

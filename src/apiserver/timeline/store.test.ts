@@ -319,7 +319,7 @@ describe('TimelineStore persistence', () => {
       await commit([step('Deleted', 30)]);
       await commit([step('FinalizerRemoved', 40)]);
       assert.deepEqual(
-        commits.map((c) => [c.resourceVersion, c.writes.map((w) => [w.head?.pod.nodeName ?? (w.head ? 'head' : 'no head'), w.head?.deletedAt ?? '', w.steps?.map((s) => s.step)])]),
+        commits.map((c) => [c.resourceVersion, c.writes.map((w) => [w.head?.pod.nodeName ?? (w.head ? 'head' : 'no head'), w.head?.deletedAt ?? '', w.steps && (JSON.parse(w.steps) as TimelineStep[]).map((s) => s.step)])]),
         [
           [1, [['head', '', ['RequestReceived']]]],
           [2, [['n1', '', ['Bound']]]],

@@ -350,9 +350,9 @@ export class TimelineStore implements Service {
       if (headChanged || unwritten === true) write.head = head;
       if (unwritten === true) {
         write.rewrite = true;
-        write.steps = steps;
+        if (steps.length) write.steps = JSON.stringify(steps);
       } else if (unwritten?.length) {
-        write.steps = unwritten;
+        write.steps = JSON.stringify(unwritten);
       }
       writes.push(write);
     }
