@@ -7,7 +7,8 @@
 // scheduler, controllers and simulated kubelets batch their steps to the server, which keeps them)
 // and off (--pod-timeline false on both: nothing recorded, nothing kept), --rounds times, the order
 // alternating per round, and prints the bound pods/s of each side, the loss of their means and of
-// each round's pair (with the median), and the server's CPU seconds by thread (threadCpuSeconds).
+// each round's pair (with their median, and their mean with its standard error), and the server's
+// CPU seconds by thread (threadCpuSeconds).
 // Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
 //
 // Per cluster size it reports:
@@ -367,8 +368,8 @@ async function main(): Promise<void> {
   }
   console.log(`| store ceiling | | SqliteStore.update, ${ceiling.valueBytes}-byte pods, sequential | | | ${f0(ceiling.updatesPerS)} writes/s | | | | | | | | | | |`);
   if (timelineModes.length < 2) return;
-  console.log('\n| nodes | bound pods/s, timeline off | bound pods/s, timeline on | loss of the means | loss per round (median) | server CPU s off / on | by thread off / on |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('\n| nodes | bound pods/s, timeline off | bound pods/s, timeline on | loss of the means | loss per round (median) | per-round mean ± standard error | server CPU s off / on | by thread off / on |');
+  console.log('|---|---|---|---|---|---|---|---|');
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const lossOf = (off: number, on: number) => ((off - on) / off) * 100;
   for (const nodes of nodeCounts) {
@@ -377,7 +378,11 @@ async function main(): Promise<void> {
     const [offRate, onRate] = [mean(off.map((r) => r.boundPerS)), mean(on.map((r) => r.boundPerS))];
     // Each round ran both sides back to back: its own loss cancels the machine's slower drift.
     const perRound = off.map((o, i) => lossOf(o.boundPerS, on[i]!.boundPerS));
-    const median = percentile([...perRound].sort((a, b) => a - b), 50);
+    const sorted = [...perRound].sort((a, b) => a - b);
+    const median = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+    const perRoundMean = mean(perRound);
+    // One round's noise (±15 % here) is larger than the loss: the mean's standard error says what the rounds can tell.
+    const standardError = perRound.length > 1 ? Math.sqrt(perRound.reduce((a, l) => a + (l - perRoundMean) ** 2, 0) / (perRound.length - 1) / perRound.length) : NaN;
     const threadNames = [...new Set(results.flatMap((r) => [...r.serverThreadCpuS.keys()]))].sort();
     const byThread = (rs: Result[], name: string) => mean(rs.map((r) => r.serverThreadCpuS.get(name) ?? 0));
     const threads = threadNames
@@ -386,7 +391,7 @@ async function main(): Promise<void> {
       .map(([name, a, b]) => `${name} ${f1(a)} / ${f1(b)}`)
       .join(', ');
     console.log(
-      `| ${nodes} | ${f0(offRate)} | ${f0(onRate)} | ${lossOf(offRate, onRate).toFixed(1)} % | ${perRound.map((l) => l.toFixed(1)).join(', ')} (${median.toFixed(1)}) % | ${f1(mean(off.map((r) => r.serverCpuS)))} / ${f1(mean(on.map((r) => r.serverCpuS)))} | ${threads} |`,
+      `| ${nodes} | ${f0(offRate)} | ${f0(onRate)} | ${lossOf(offRate, onRate).toFixed(1)} % | ${perRound.map((l) => l.toFixed(1)).join(', ')} (${median.toFixed(1)}) % | ${perRoundMean.toFixed(1)} ± ${standardError.toFixed(1)} % | ${f1(mean(off.map((r) => r.serverCpuS)))} / ${f1(mean(on.map((r) => r.serverCpuS)))} | ${threads} |`,
     );
   }
 }
