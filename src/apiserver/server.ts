@@ -45,6 +45,8 @@ import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
+import { LocalPodTimelines, podFactsOf, type PodFacts, type PodTimelines } from './timeline/service.js';
+import { startTimelineThread, ThreadPodTimelines, timelinePort, type PodLookups } from './timeline/thread.js';
 import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue } from './timeline/trace.js';
@@ -192,7 +194,9 @@ export class ApiServer implements Service {
   private endpointReconciler?: LeaseEndpointReconciler;
   private auditBackend?: AuditBackend;
   /** The pod timelines (timeline.kite.dev), kept in DATA/timeline.db. */
-  private timeline?: TimelineStore;
+  private timelines?: PodTimelines;
+  /** Their thread, when they run in one. */
+  private timelineThread?: Worker;
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;
   private readonly timelinePods = new PodIndex();
@@ -240,20 +244,9 @@ export class ApiServer implements Service {
     this.compactor.start();
     this.eventSweeper = new EventSweeper(this.registries, this.clock, logger);
     this.eventSweeper.start();
-    // What else hears of recorded steps (the OTLP exporter): pushed here.
-    const timelineSinks: TimelineSink[] = [];
-    if (this.opts.otlpEndpoint) timelineSinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
-    this.timeline = new TimelineStore({
-      ...this.opts.podTimeline,
-      file: join(dataDir, 'timeline.db'),
-      sinks: timelineSinks,
-      podExists: (uid) => this.timelinePods.get(uid) !== undefined,
-      clock: this.clock,
-      logger,
-    });
-    await this.timeline.start();
-    if (this.timeline.enabled) {
-      this.podSteps = new PodStepQueue(this.timeline, this.clock);
+    this.timelines = await this.startTimelines(join(dataDir, 'timeline.db'), logger);
+    if (this.timelines.enabled) {
+      this.podSteps = new PodStepQueue(this.timelines, this.clock);
       const steps = this.podSteps;
       this.stopTimelinePods = await this.timelinePods.watch(this.registries, logger, (pod) => steps.deleted(pod, this.clock.now()));
     }
@@ -317,7 +310,7 @@ export class ApiServer implements Service {
     });
     for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient, tokens: issuer })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
-    router.register(timelineGroupVersion({ store: this.timeline, pods: this.timelinePods, clock: this.clock }));
+    router.register(timelineGroupVersion({ timelines: this.timelines, clock: this.clock }));
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
     const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
     for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
@@ -523,9 +516,49 @@ export class ApiServer implements Service {
     this.stopTimelinePods?.();
     this.podSteps?.flush();
     await this.store?.close();
-    await this.timeline?.stop();
+    await this.timelines?.stop();
+    await this.timelineThread?.terminate();
     await this.otlpSink?.stop();
     this.auditBackend?.close();
+  }
+
+  /**
+   * The pod timelines: in their own thread at the lowest CPU priority when kite runs from its build on
+   * the real clock (thread.ts); in the event loop when run from the TypeScript sources (unit tests
+   * under tsx, whose loader does not reach a worker's entry), on an injected clock, or when off.
+   */
+  private async startTimelines(file: string, logger: Logger): Promise<PodTimelines> {
+    // What else hears of recorded steps (the OTLP exporter): pushed here.
+    const sinks: TimelineSink[] = [];
+    if (this.opts.otlpEndpoint) sinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
+    const options = this.opts.podTimeline ?? {};
+    const pods: PodLookups = {
+      facts: (uid) => {
+        const pod = this.timelinePods.get(uid);
+        return pod && podFactsOf(pod);
+      },
+      exists: (uid) => this.timelinePods.get(uid) !== undefined,
+    };
+    if (options.enabled !== false && this.clock === realClock && !import.meta.url.endsWith('.ts')) {
+      const worker = (this.timelineThread = startTimelineThread({ ...options, file, sinks: sinks.length > 0 }, (err) => {
+        logger.error({ err }, 'the pod timeline thread failed');
+        timelines.fail(err);
+      }));
+      const timelines = new ThreadPodTimelines(timelinePort(worker), { enabled: true, pods, sinks, logger });
+      worker.on('exit', () => timelines.fail(new Error('the thread exited')));
+      return timelines;
+    }
+    const store = new TimelineStore({ ...options, file, sinks, podsExisting: async (uids) => new Set(uids.filter(pods.exists)), clock: this.clock, logger });
+    const timelines = new LocalPodTimelines(store, async (uids) => {
+      const known = new Map<string, PodFacts>();
+      for (const uid of uids) {
+        const facts = pods.facts(uid);
+        if (facts) known.set(uid, facts);
+      }
+      return known;
+    });
+    await timelines.start();
+    return timelines;
   }
 
   /** An upgrade goes through the same pipeline; only the streaming subresources take the connection over. */

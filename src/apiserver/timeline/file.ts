@@ -5,9 +5,7 @@
 // at or near the end of both tables and their index instead of at random places keyed by UID.
 // A head is written when it changes beyond its resourceVersion; the store's resourceVersion is kept
 // once per commit in `timeline_meta`, so a restart goes on counting from the last one committed.
-// Written off the API server's event loop: ThreadTimelineWriter (writer-thread.ts) runs
-// SqliteTimelineWriter in a worker thread.
-import { Worker } from 'node:worker_threads';
+// Written off the API server's event loop: the store runs in the pod timelines' thread (thread.ts).
 import Database from 'better-sqlite3';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import { byStart } from './merge.js';
@@ -103,7 +101,7 @@ export function loadTimelineFile(file: string): LoadedTimelineFile {
   }
 }
 
-/** Writes in the calling thread: the worker thread's body, and the store's writer in unit tests. */
+/** Writes in the calling thread (the pod timelines' own thread in `kite server`). */
 export class SqliteTimelineWriter implements TimelineFileWriter {
   private readonly db: Database.Database;
   /** Each stored record's number, by UID. */
@@ -166,62 +164,4 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
   async close(): Promise<void> {
     this.db.close();
   }
-}
-
-/**
- * What the writer thread and the API server tell each other. A commit's steps travel as one JSON
- * text per record: the event loop makes it about as fast as it would clone the objects, and the
- * thread then has no objects to rebuild and turn into text again (together about twice the work).
- */
-export type WriterMessage = { id: number; commit: TimelineCommit } | { id: number; error?: string } | 'close' | 'closed';
-
-/** SqliteTimelineWriter in a worker thread: the SQLite work stays off the API server's event loop. */
-export class ThreadTimelineWriter implements TimelineFileWriter {
-  private readonly worker: Worker;
-  private nextId = 0;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
-
-  constructor(file: string) {
-    this.worker = new Worker(new URL('./writer-thread.js', import.meta.url), { workerData: { file } });
-    this.worker.on('message', (m: WriterMessage) => {
-      if (typeof m !== 'object' || 'commit' in m) return;
-      const p = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (m.error === undefined) p?.resolve();
-      else p?.reject(new Error(m.error));
-    });
-    this.worker.on('error', (err) => this.failAll(err));
-    this.worker.on('exit', () => this.failAll(new Error('the pod timeline writer thread exited')));
-  }
-
-  write(commit: TimelineCommit): Promise<void> {
-    const id = ++this.nextId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, commit } satisfies WriterMessage);
-    });
-  }
-
-  /** Waits for the writes posted so far (the thread takes messages in order), then ends the thread. */
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.worker.once('message', (m: WriterMessage) => m === 'closed' && resolve());
-      this.worker.once('exit', () => resolve());
-      this.worker.postMessage('close' satisfies WriterMessage);
-    });
-    await this.worker.terminate();
-  }
-
-  private failAll(err: Error): void {
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-  }
-}
-
-/**
- * The store's writer: a thread when kite runs from its build; in the calling thread when run from the
- * TypeScript sources (unit tests under tsx, whose loader does not reach a worker's entry).
- */
-export function defaultTimelineWriter(file: string): TimelineFileWriter {
-  return import.meta.url.endsWith('.ts') ? new SqliteTimelineWriter(file) : new ThreadTimelineWriter(file);
 }

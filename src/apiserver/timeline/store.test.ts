@@ -108,7 +108,7 @@ describe('TimelineStore retention and caps', () => {
 
   it('takes a record whose pod is gone without a Deleted step as deleted once quiet, then expires it', async () => {
     const live = new Set(['here']);
-    const { store, clock } = await storeWith({ retentionMs: 60 * 60_000, sweepIntervalMs: 60_000, podExists: (uid) => live.has(uid) });
+    const { store, clock } = await storeWith({ retentionMs: 60 * 60_000, sweepIntervalMs: 60_000, podsExisting: async (uids) => new Set(uids.filter((uid) => live.has(uid))) });
     store.record([{ pod: pod('here'), steps: [step('RequestReceived', 0)] }, { pod: pod('lost'), steps: [step('RequestReceived', 0)] }]);
     await clock.advance(5 * 60_000);
     assert.equal(store.get('default', 'lost')!.deletedAt, undefined, 'a quiet spell first: the cache may lag a new pod');

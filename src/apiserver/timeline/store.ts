@@ -1,10 +1,10 @@
 // The pod timeline store: one PodTimeline per pod UID, in memory, written behind to a SQLite side
-// file (DATA/timeline.db, file.ts) by a writer thread: the records changed within `commitDelayMs` go
-// in one transaction, a record that only gained steps appends them beside its small head. Durable
+// file (DATA/timeline.db, file.ts; in `kite server` all of it runs in the pod timelines' own thread,
+// thread.ts): the records changed within `commitDelayMs` go in one transaction, a record that only gained steps appends them beside its small head. Durable
 // means committed: the batch API answers 201 only after `committed()`, so an answered batch survives
 // a crash (SQLite WAL, synchronous=NORMAL: an OS crash may lose the last commits, a process crash
-// does not). A head is written only when more than its resourceVersion changed. It is this API server's own file even with etcd storage: each API server keeps the steps
-// it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
+// does not). A head is written only when more than its resourceVersion changed. It is this API
+// server's own file even with etcd storage: each API server keeps the steps it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
 // with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
 // records past the retention after their pod's deletion; a global cap evicts deleted pods' records
 // first, then the oldest.
@@ -16,7 +16,7 @@ import type { Clock, Timer } from '../../util/clock.js';
 import type { Service } from '../../util/lifecycle.js';
 import type { Logger } from '../../util/log.js';
 import { every } from '../../util/periodic.js';
-import { defaultTimelineWriter, loadTimelineFile, type TimelineFileWriter, type TimelineWrite } from './file.js';
+import { loadTimelineFile, SqliteTimelineWriter, type TimelineFileWriter, type TimelineWrite } from './file.js';
 import { mergeSteps } from './merge.js';
 import type { TimelineSink } from './sink.js';
 
@@ -50,7 +50,7 @@ export interface TimelineStoreOptions {
   logger: Logger;
   /** The SQLite side file; absent: memory only. */
   file?: string;
-  /** What writes the file (default: defaultTimelineWriter). */
+  /** What writes the file (default: SqliteTimelineWriter, in the calling thread). */
   writer?: (file: string) => TimelineFileWriter;
   /** --pod-timeline=false: nothing is kept (default true). */
   enabled?: boolean;
@@ -69,11 +69,12 @@ export interface TimelineStoreOptions {
   /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
   sinks?: readonly TimelineSink[];
   /**
-   * Whether the pod still exists (the API server's watch cache): a record of a pod gone without a
+   * Which of these pods still exist (the API server's watch cache): a record of a pod gone without a
    * Deleted step (removed while this server was down, or through another server) is then taken as
-   * deleted by the sweep, once quiet for `orphanAfterMs`, so the retention applies to it too.
+   * deleted by the sweep, once quiet for `orphanAfterMs`, so the retention applies to it too. Asked
+   * once per sweep, of the quiet records only (the store may run in its own thread).
    */
-  podExists?: (uid: string) => boolean;
+  podsExisting?: (uids: readonly string[]) => Promise<ReadonlySet<string>>;
 }
 
 /** A record this long without a new step whose pod is gone counts as deleted. */
@@ -142,7 +143,7 @@ export class TimelineStore implements Service {
         if (legacy) this.unwritten.set(t.metadata.name!, true);
         this.rv = Math.max(this.rv, Number(t.metadata.resourceVersion ?? 0));
       }
-      this.writer = (this.opts.writer ?? defaultTimelineWriter)(this.opts.file);
+      this.writer = this.opts.writer ? this.opts.writer(this.opts.file) : new SqliteTimelineWriter(this.opts.file);
       if (loaded.length) this.opts.logger.info({ pods: loaded.length, file: this.opts.file }, 'pod timelines loaded');
     }
     this.sweeper = every(this.opts.clock, this.opts.sweepIntervalMs ?? 60_000, () => this.sweep());
@@ -250,27 +251,34 @@ export class TimelineStore implements Service {
     return () => this.watchers.delete(watcher);
   }
 
-  /** Removes records past the retention after their pod's deletion. */
+  /** Removes records past the retention after their pod's deletion; then asks which quiet records' pods are gone. */
   sweep(): void {
     const now = this.opts.clock.now();
     const cutoff = now - this.retentionMs;
     const expiredRecords: PodTimeline[] = [];
-    const orphans: PodTimeline[] = [];
+    const quiet: PodTimeline[] = [];
     for (const t of this.timelines.values()) {
       if (t.deletedAt && Date.parse(t.deletedAt) <= cutoff) expiredRecords.push(t);
-      else if (!t.deletedAt && this.opts.podExists && !this.opts.podExists(t.metadata.name!) && Date.parse(t.steps.at(-1)?.lastTime ?? t.steps.at(-1)?.start ?? '') <= now - orphanAfterMs) orphans.push(t);
+      else if (!t.deletedAt && this.opts.podsExisting && Date.parse(t.steps.at(-1)?.lastTime ?? t.steps.at(-1)?.start ?? '') <= now - orphanAfterMs) quiet.push(t);
     }
-    if (orphans.length) this.markDeleted(orphans, now);
+    if (quiet.length) {
+      void this.opts.podsExisting!(quiet.map((t) => t.metadata.name!)).then(
+        (existing) => this.markDeleted(quiet.filter((t) => !existing.has(t.metadata.name!))),
+        (err: unknown) => this.opts.logger.warn({ err }, 'asking which pods of quiet timelines exist failed'),
+      );
+    }
     if (expiredRecords.length === 0) return;
     for (const t of expiredRecords) this.timelines.delete(t.metadata.name!);
     this.persist([], expiredRecords);
     this.announceEvicted(expiredRecords);
   }
 
-  /** Records whose pod went unseen: deleted as of now (announced as MODIFIED, written through). */
-  private markDeleted(orphans: readonly PodTimeline[], now: number): void {
-    const deletedAt = microTime(now);
-    const marked = orphans.map((t) => ({ ...t, metadata: { ...t.metadata, resourceVersion: String(++this.rv) }, deletedAt }));
+  /** Records whose pod went unseen: deleted as of now (announced as MODIFIED, written through); one changed meanwhile is left. */
+  private markDeleted(orphans: readonly PodTimeline[]): void {
+    const current = orphans.filter((t) => this.timelines.get(t.metadata.name!) === t);
+    if (current.length === 0) return;
+    const deletedAt = microTime(this.opts.clock.now());
+    const marked = current.map((t) => ({ ...t, metadata: { ...t.metadata, resourceVersion: String(++this.rv) }, deletedAt }));
     for (const t of marked) this.timelines.set(t.metadata.name!, t);
     if (this.writer) for (const t of marked) this.headChanged.add(t.metadata.name!);
     this.persist(marked, []);

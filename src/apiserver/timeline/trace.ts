@@ -11,7 +11,8 @@ import { stableEqual } from '../registry/registry.js';
 import type { UserInfo } from '../authn/user.js';
 import type { RequestInfo } from '../http/requestinfo.js';
 import type { AdmissionPhase, AdmissionTrace } from '../admission/interface.js';
-import { podFacts, type TimelineRecord, type TimelineStore } from './store.js';
+import type { PodTimelines } from './service.js';
+import { podFacts, type TimelineRecord } from './store.js';
 
 const component = 'kube-apiserver';
 const traced = new Set(['create', 'update', 'patch', 'delete']);
@@ -191,7 +192,7 @@ export class PodStepQueue {
   private timer?: Timer;
 
   constructor(
-    private readonly store: TimelineStore,
+    private readonly timelines: Pick<PodTimelines, 'record'>,
     private readonly clock: Clock,
     private readonly flushIntervalMs = 50,
   ) {}
@@ -208,7 +209,7 @@ export class PodStepQueue {
     this.timer = undefined;
     const records = this.pending;
     this.pending = [];
-    this.store.record(records);
+    this.timelines.record(records);
   }
 
   /** The Deleted step of a pod the watch saw leave storage. */

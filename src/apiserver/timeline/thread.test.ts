@@ -1,0 +1,143 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import pino from 'pino';
+import { StatusError } from '../../api/errors.js';
+import { microTime } from '../../api/time.js';
+import type { PodTimeline, PodTimelineStepBatch, TimelineStep } from '../../api/timeline/types.js';
+import { realClock } from '../../util/clock.js';
+import { loadTimelineFile } from './file.js';
+import type { PodFacts } from './service.js';
+import type { TimelineEvent } from './store.js';
+import { servePodTimelines, ThreadPodTimelines, timelinePort } from './thread.js';
+
+const t0 = Date.UTC(2026, 0, 1);
+const logger = pino({ level: 'silent' });
+const step = (name: TimelineStep['step'], atMs: number): TimelineStep => ({ step: name, component: 'test', start: microTime(t0 + atMs) });
+const body = (records: PodTimelineStepBatch['records']) => Buffer.from(JSON.stringify({ apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimelineStepBatch', records }));
+
+async function rejected(p: Promise<unknown>): Promise<StatusError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof StatusError) return err;
+    throw err;
+  }
+  assert.fail('the call succeeded');
+}
+
+// The thread's conversation over a MessageChannel in this thread: the same messages a worker carries.
+describe('pod timelines across a message port (as in their thread)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-thread-'));
+  const file = join(dir, 'timeline.db');
+  const pods = new Map<string, PodFacts>([
+    ['u-web', { namespace: 'default', name: 'web', nodeName: 'n1', owner: { kind: 'ReplicaSet', name: 'web-1' } }],
+    ['u-db', { namespace: 'default', name: 'db', nodeName: 'n2' }],
+  ]);
+  const sunk: { uid: string; added: string[] }[] = [];
+  const channel = new MessageChannel();
+  let timelines: ThreadPodTimelines;
+
+  before(async () => {
+    await servePodTimelines(timelinePort(channel.port1), { file, sinks: true }, realClock, logger);
+    timelines = new ThreadPodTimelines(timelinePort(channel.port2), {
+      enabled: true,
+      pods: { facts: (uid) => pods.get(uid), exists: (uid) => pods.has(uid) },
+      sinks: [{ stepsRecorded: (t, added) => sunk.push({ uid: t.pod.uid, added: added.map((s) => s.step) }) }],
+      logger,
+    });
+  });
+  after(() => {
+    channel.port1.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('merges a batch with the API server pods facts, refusing a node the pods of other nodes, and answers once it is in the file', async () => {
+    const refused = await timelines.ingest(
+      body([
+        { pod: { namespace: 'default', name: 'renamed', uid: 'u-web' }, steps: [step('SandboxCreated', 100), step('Ready', 900)] },
+        { pod: { namespace: 'default', name: 'db', uid: 'u-db' }, steps: [step('SandboxCreated', 200)] },
+      ]),
+      'application/json',
+      'n1',
+    );
+    assert.deepEqual(refused, ['default/db']);
+    const t = await timelines.get('default', 'u-web');
+    assert.deepEqual(t?.pod, { namespace: 'default', name: 'web', uid: 'u-web', nodeName: 'n1', owner: { kind: 'ReplicaSet', name: 'web-1' } });
+    assert.deepEqual(
+      t?.steps.map((s) => s.step),
+      ['SandboxCreated', 'Ready'],
+    );
+    assert.equal(await timelines.get('default', 'u-db'), undefined);
+    assert.equal(await timelines.get('other', 'u-web'), undefined, 'a get is namespaced');
+    const inFile = loadTimelineFile(file).timelines.map((l) => l.timeline);
+    assert.deepEqual(
+      inFile.map((l) => [l.metadata.name, l.steps.length]),
+      [['u-web', 2]],
+    );
+    assert.deepEqual(sunk, [{ uid: 'u-web', added: ['SandboxCreated', 'Ready'] }]);
+  });
+
+  it('answers a bad batch with the Status the handlers send (422 with the field path, 400 for another kind)', async () => {
+    const invalid = await rejected(timelines.ingest(body([{ pod: { namespace: 'default', name: 'web', uid: '' }, steps: [] }]), 'application/json', undefined));
+    assert.equal(invalid.code, 422);
+    assert.equal(invalid.reason, 'Invalid');
+    assert.match(invalid.message, /records\[0\]\.pod\.uid/);
+    const kind = await rejected(timelines.ingest(Buffer.from('{"apiVersion":"timeline.kite.dev/v1alpha1","kind":"Pod"}'), 'application/json', undefined));
+    assert.equal(kind.code, 400);
+    const garbage = await rejected(timelines.ingest(Buffer.from('{"records": ['), 'application/json', undefined));
+    assert.equal(garbage.code, 400);
+  });
+
+  it('lists by field selector, and watches: initial events, the API server own steps as they merge, nothing after cancel', async () => {
+    const list = await timelines.list({ namespace: '', fieldSelector: 'pod.nodeName=n1' });
+    assert.deepEqual(
+      list.items.map((t) => t.metadata.name),
+      ['u-web'],
+    );
+    assert.equal(list.resourceVersion, await timelines.resourceVersion());
+    assert.deepEqual((await timelines.list({ namespace: '', fieldSelector: 'pod.nodeName=n9' })).items, []);
+
+    const events: TimelineEvent[] = [];
+    let seen: () => void = () => {};
+    const cancel = await timelines.watch({ namespace: 'default', name: 'u-web' }, undefined, (e) => {
+      events.push(e);
+      seen();
+    });
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['ADDED'],
+      'the initial state arrives before the watch is answered',
+    );
+    const next = new Promise<void>((resolve) => (seen = resolve));
+    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('RequestReceived', 0)] }]);
+    await next;
+    const modified = events[1]!;
+    assert.equal(modified.type, 'MODIFIED');
+    assert.deepEqual(
+      (modified.object as PodTimeline).steps.map((s) => s.step),
+      ['RequestReceived', 'SandboxCreated', 'Ready'],
+    );
+    cancel();
+    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('ContainersReady', 800)] }]);
+    assert.equal((await timelines.get('default', 'u-web'))?.steps.length, 4);
+    assert.equal(events.length, 2, 'a cancelled watch hears nothing more');
+
+    const expired = await rejected(timelines.watch({ namespace: '' }, -5, () => {}));
+    assert.equal(expired.code, 410);
+  });
+
+  it('stops: what was recorded is in the file, and later calls fail as the server would answer them', async () => {
+    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('Deleted', 5000)] }]);
+    await timelines.stop();
+    const [loaded] = loadTimelineFile(file).timelines;
+    assert.equal(loaded?.timeline.steps.at(-1)?.step, 'Deleted');
+    assert.equal(loaded?.timeline.deletedAt, microTime(t0 + 5000));
+    timelines.fail(new Error('the thread exited'));
+    const failed = await rejected(timelines.get('default', 'u-web'));
+    assert.equal(failed.code, 500);
+  });
+});

@@ -1,0 +1,263 @@
+// The pod timelines in their own thread, at the lowest CPU priority: parsing, decoding and merging
+// batches, the server's own steps, the file and the reads all run there, so under load the timeline
+// takes only the CPU the pods' own work leaves (it catches up once the load drops; a recorder whose
+// batch waits keeps buffering, within its cap). ThreadPodTimelines is the API server's side;
+// servePodTimelines answers it over any message port (the thread's, or a MessageChannel in tests).
+import { Worker, type MessagePort } from 'node:worker_threads';
+import { internalError, isStatusError, StatusError, type StatusReason } from '../../api/errors.js';
+import type { Status } from '../../api/meta.js';
+import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/log.js';
+import { LocalPodTimelines, type PodFacts, type PodFactsLookup, type PodTimelines, type TimelineQuery } from './service.js';
+import type { TimelineSink } from './sink.js';
+import { TimelineStore, type TimelineEvent, type TimelineRecord, type TimelineStoreOptions } from './store.js';
+
+/** What the thread's store is made with (its clock, logger, sinks and pod lookups are the thread's own). */
+export type TimelineThreadOptions = Omit<TimelineStoreOptions, 'clock' | 'logger' | 'sinks' | 'podsExisting' | 'writer'> & { file: string; sinks: boolean };
+
+/** The calls the API server makes; each with an id the answer carries. */
+type Call =
+  | { op: 'ingest'; body: Uint8Array; contentType: string | undefined; node: string | undefined }
+  | { op: 'get'; namespace: string; uid: string }
+  | { op: 'list'; query: TimelineQuery }
+  | { op: 'watch'; query: TimelineQuery; resourceVersion: number | undefined }
+  | { op: 'resourceVersion' }
+  | { op: 'stop' };
+
+/** The API server to the thread. */
+export type ToTimelines =
+  | ({ id: number } & Call)
+  | { op: 'record'; records: readonly TimelineRecord[] }
+  | { op: 'unwatch'; watch: number }
+  | { op: 'facts'; ask: number; facts: [string, PodFacts][] }
+  | { op: 'existing'; ask: number; uids: string[] };
+
+/** The thread to the API server. */
+export type FromTimelines =
+  | { op: 'answer'; id: number; result?: unknown; error?: Pick<Status, 'code' | 'reason' | 'message' | 'details'> }
+  | { op: 'event'; watch: number; event: TimelineEvent }
+  | { op: 'askFacts'; ask: number; uids: readonly string[] }
+  | { op: 'askExisting'; ask: number; uids: readonly string[] }
+  | { op: 'sink'; timeline: PodTimeline; added: readonly TimelineStep[] };
+
+/** One side of the conversation: a worker, the thread's parent port, or either end of a MessageChannel. */
+export interface TimelinePort {
+  postMessage(message: unknown): void;
+  onMessage(listener: (message: unknown) => void): void;
+}
+
+export function timelinePort(port: Worker | MessagePort): TimelinePort {
+  return {
+    postMessage: (message) => port.postMessage(message),
+    onMessage: (listener) => (port instanceof Worker ? port.on('message', listener) : port.on('message', listener)),
+  };
+}
+
+/** The pods the API server has: what the thread asks of it. */
+export interface PodLookups {
+  facts(uid: string): PodFacts | undefined;
+  exists(uid: string): boolean;
+}
+
+export interface ThreadPodTimelinesOptions {
+  enabled: boolean;
+  pods: PodLookups;
+  sinks: readonly TimelineSink[];
+  logger: Logger;
+}
+
+/** The API server's side: every call crosses to the thread, each answer and event comes back. */
+export class ThreadPodTimelines implements PodTimelines {
+  readonly name = 'pod-timelines';
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (err: unknown) => void }>();
+  private readonly watches = new Map<number, (e: TimelineEvent) => void>();
+  private failed?: StatusError;
+
+  /** `port`: the thread (startTimelineThread) or a channel's end. */
+  constructor(
+    private readonly port: TimelinePort,
+    private readonly opts: ThreadPodTimelinesOptions,
+  ) {
+    port.onMessage((m) => this.receive(m as FromTimelines));
+  }
+
+  get enabled(): boolean {
+    return this.opts.enabled;
+  }
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {
+    await this.call({ op: 'stop' }).catch(() => {});
+    this.watches.clear();
+  }
+
+  /** The thread is gone: every call waiting and every later one fails. */
+  fail(err: Error): void {
+    this.failed ??= internalError(`the pod timeline thread failed: ${err.message}`);
+    for (const p of this.pending.values()) p.reject(this.failed);
+    this.pending.clear();
+  }
+
+  ingest(body: Uint8Array, contentType: string | undefined, node: string | undefined): Promise<string[]> {
+    return this.call({ op: 'ingest', body, contentType, node }) as Promise<string[]>;
+  }
+
+  record(records: readonly TimelineRecord[]): void {
+    if (!this.failed) this.port.postMessage({ op: 'record', records } satisfies ToTimelines);
+  }
+
+  async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {
+    return ((await this.call({ op: 'get', namespace, uid })) as PodTimeline | null) ?? undefined;
+  }
+
+  list(query: TimelineQuery): Promise<{ items: PodTimeline[]; resourceVersion: number }> {
+    return this.call({ op: 'list', query }) as Promise<{ items: PodTimeline[]; resourceVersion: number }>;
+  }
+
+  async watch(query: TimelineQuery, resourceVersion: number | undefined, send: (e: TimelineEvent) => void): Promise<() => void> {
+    const id = ++this.nextId;
+    // Routed before asking: the thread sends the initial events before its answer.
+    this.watches.set(id, send);
+    try {
+      await this.call({ op: 'watch', query, resourceVersion }, id);
+    } catch (err) {
+      this.watches.delete(id);
+      throw err;
+    }
+    return () => {
+      if (this.watches.delete(id) && !this.failed) this.port.postMessage({ op: 'unwatch', watch: id } satisfies ToTimelines);
+    };
+  }
+
+  resourceVersion(): Promise<number> {
+    return this.call({ op: 'resourceVersion' }) as Promise<number>;
+  }
+
+  private call(call: Call, id = ++this.nextId): Promise<unknown> {
+    if (this.failed) return Promise.reject(this.failed);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.port.postMessage({ id, ...call } satisfies ToTimelines);
+    });
+  }
+
+  private receive(m: FromTimelines): void {
+    switch (m.op) {
+      case 'answer': {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (!m.error) p?.resolve(m.result);
+        else p?.reject(new StatusError(m.error.code ?? 500, (m.error.reason ?? 'InternalError') as StatusReason, m.error.message ?? '', m.error.details));
+        return;
+      }
+      case 'event':
+        this.watches.get(m.watch)?.(m.event);
+        return;
+      case 'askFacts': {
+        const facts: [string, PodFacts][] = [];
+        for (const uid of m.uids) {
+          const f = this.opts.pods.facts(uid);
+          if (f) facts.push([uid, f]);
+        }
+        this.port.postMessage({ op: 'facts', ask: m.ask, facts } satisfies ToTimelines);
+        return;
+      }
+      case 'askExisting':
+        this.port.postMessage({ op: 'existing', ask: m.ask, uids: m.uids.filter((uid) => this.opts.pods.exists(uid)) } satisfies ToTimelines);
+        return;
+      case 'sink':
+        for (const sink of this.opts.sinks) {
+          try {
+            sink.stepsRecorded(m.timeline, m.added);
+          } catch (err) {
+            this.opts.logger.warn({ err }, 'a pod timeline sink failed');
+          }
+        }
+    }
+  }
+}
+
+/** Starts the thread (timeline-thread.js) for a store with these options. */
+export function startTimelineThread(options: TimelineThreadOptions, onError: (err: Error) => void): Worker {
+  const worker = new Worker(new URL('./timeline-thread.js', import.meta.url), { workerData: options });
+  worker.on('error', onError);
+  return worker;
+}
+
+/**
+ * The thread's side: a LocalPodTimelines around its own store, asking the API server for the pods
+ * it needs to know of. Resolves once the store is started and the port is served; the port's 'stop'
+ * stops the store.
+ */
+export async function servePodTimelines(port: TimelinePort, options: TimelineThreadOptions, clock: Clock, logger: Logger): Promise<void> {
+  let nextAsk = 0;
+  const asked = new Map<number, (answer: unknown) => void>();
+  const ask = <T>(message: FromTimelines & { ask: number }): Promise<T> =>
+    new Promise((resolve) => {
+      asked.set(message.ask, resolve as (answer: unknown) => void);
+      port.postMessage(message);
+    });
+  const facts: PodFactsLookup = async (uids) => new Map(await ask<[string, PodFacts][]>({ op: 'askFacts', ask: ++nextAsk, uids }));
+  const { sinks, ...storeOptions } = options;
+  const store = new TimelineStore({
+    ...storeOptions,
+    clock,
+    logger,
+    podsExisting: async (uids) => new Set(await ask<string[]>({ op: 'askExisting', ask: ++nextAsk, uids })),
+    sinks: sinks ? [{ stepsRecorded: (timeline, added) => port.postMessage({ op: 'sink', timeline, added } satisfies FromTimelines) }] : [],
+  });
+  const timelines = new LocalPodTimelines(store, facts);
+  const watches = new Map<number, () => void>();
+  const answer = (id: number, work: () => Promise<unknown>) => {
+    work().then(
+      (result) => port.postMessage({ op: 'answer', id, result } satisfies FromTimelines),
+      (err: unknown) => {
+        const status = isStatusError(err) ? err : internalError(err instanceof Error ? err.message : String(err));
+        if (!isStatusError(err)) logger.error({ err }, 'a pod timeline call failed');
+        port.postMessage({ op: 'answer', id, error: { code: status.code, reason: status.reason, message: status.message, details: status.details } } satisfies FromTimelines);
+      },
+    );
+  };
+  await timelines.start();
+  // Calls posted while the file loaded wait in the port until this listener takes them.
+  port.onMessage((message) => {
+    const m = message as ToTimelines;
+    switch (m.op) {
+      case 'record':
+        return timelines.record(m.records);
+      case 'unwatch':
+        watches.get(m.watch)?.();
+        watches.delete(m.watch);
+        return;
+      case 'facts':
+        asked.get(m.ask)?.(m.facts);
+        asked.delete(m.ask);
+        return;
+      case 'existing':
+        asked.get(m.ask)?.(m.uids);
+        asked.delete(m.ask);
+        return;
+      case 'ingest':
+        return answer(m.id, () => timelines.ingest(m.body, m.contentType, m.node));
+      case 'get':
+        return answer(m.id, async () => (await timelines.get(m.namespace, m.uid)) ?? null);
+      case 'list':
+        return answer(m.id, () => timelines.list(m.query));
+      case 'resourceVersion':
+        return answer(m.id, () => timelines.resourceVersion());
+      case 'watch':
+        return answer(m.id, async () => {
+          watches.set(m.id, await timelines.watch(m.query, m.resourceVersion, (event) => port.postMessage({ op: 'event', watch: m.id, event } satisfies FromTimelines)));
+        });
+      case 'stop':
+        return answer(m.id, async () => {
+          for (const cancel of watches.values()) cancel();
+          watches.clear();
+          await timelines.stop();
+        });
+    }
+  });
+}
