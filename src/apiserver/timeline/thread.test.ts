@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import pino from 'pino';
-import { StatusError } from '../../api/errors.js';
 import { microTime } from '../../api/time.js';
 import type { PodTimeline, PodTimelineStepBatch, TimelineStep } from '../../api/timeline/types.js';
 import { realClock } from '../../util/clock.js';
@@ -18,16 +17,6 @@ const t0 = Date.UTC(2026, 0, 1);
 const logger = pino({ level: 'silent' });
 const step = (name: TimelineStep['step'], atMs: number): TimelineStep => ({ step: name, component: 'test', start: microTime(t0 + atMs) });
 const body = (records: PodTimelineStepBatch['records']) => Buffer.from(JSON.stringify({ apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimelineStepBatch', records }));
-
-async function rejected(p: Promise<unknown>): Promise<StatusError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof StatusError) return err;
-    throw err;
-  }
-  assert.fail('the call succeeded');
-}
 
 // The thread's conversation over a MessageChannel in this thread: the same messages a worker carries.
 describe('pod timelines across a message port (as in their thread)', () => {
@@ -82,14 +71,14 @@ describe('pod timelines across a message port (as in their thread)', () => {
   });
 
   it('answers a bad batch with the Status the handlers send (422 with the field path, 400 for another kind)', async () => {
-    const invalid = await rejected(timelines.ingest(body([{ pod: { namespace: 'default', name: 'web', uid: '' }, steps: [] }]), 'application/json', undefined));
-    assert.equal(invalid.code, 422);
-    assert.equal(invalid.reason, 'Invalid');
-    assert.match(invalid.message, /records\[0\]\.pod\.uid/);
-    const kind = await rejected(timelines.ingest(Buffer.from('{"apiVersion":"timeline.kite.dev/v1alpha1","kind":"Pod"}'), 'application/json', undefined));
-    assert.equal(kind.code, 400);
-    const garbage = await rejected(timelines.ingest(Buffer.from('{"records": ['), 'application/json', undefined));
-    assert.equal(garbage.code, 400);
+    await assert.rejects(timelines.ingest(body([{ pod: { namespace: 'default', name: 'web', uid: '' }, steps: [] }]), 'application/json', undefined), {
+      name: 'StatusError',
+      code: 422,
+      reason: 'Invalid',
+      message: /records\[0\]\.pod\.uid/,
+    });
+    await assert.rejects(timelines.ingest(Buffer.from('{"apiVersion":"timeline.kite.dev/v1alpha1","kind":"Pod"}'), 'application/json', undefined), { name: 'StatusError', code: 400 });
+    await assert.rejects(timelines.ingest(Buffer.from('{"records": ['), 'application/json', undefined), { name: 'StatusError', code: 400 });
   });
 
   it('lists by field selector, and watches: initial events, the API server own steps as they merge, nothing after cancel', async () => {
@@ -126,8 +115,7 @@ describe('pod timelines across a message port (as in their thread)', () => {
     assert.equal((await timelines.get('default', 'u-web'))?.steps.length, 4);
     assert.equal(events.length, 2, 'a cancelled watch hears nothing more');
 
-    const expired = await rejected(timelines.watch({ namespace: '' }, -5, () => {}));
-    assert.equal(expired.code, 410);
+    await assert.rejects(timelines.watch({ namespace: '' }, -5, () => {}), { name: 'StatusError', code: 410 });
   });
 
   it('stops: what was recorded is in the file, and later calls fail as the server would answer them', async () => {
@@ -137,7 +125,6 @@ describe('pod timelines across a message port (as in their thread)', () => {
     assert.equal(loaded?.timeline.steps.at(-1)?.step, 'Deleted');
     assert.equal(loaded?.timeline.deletedAt, microTime(t0 + 5000));
     timelines.fail(new Error('the thread exited'));
-    const failed = await rejected(timelines.get('default', 'u-web'));
-    assert.equal(failed.code, 500);
+    await assert.rejects(timelines.get('default', 'u-web'), { name: 'StatusError', code: 500 });
   });
 });
