@@ -108,7 +108,8 @@ function cpuSeconds(pid: number | undefined): number {
 /**
  * CPU seconds so far of a process's threads by name: "main" for the event loop, the worker threads
  * by the names kite gives them (kube-scheduler, kube-controller, pod-timelines), V8's and libuv's
- * helpers (the optimizing compiler and garbage collection, mostly) by theirs. A thread that ended takes its time with it.
+ * helpers (the optimizing compiler and garbage collection, mostly) by theirs. A thread that ended
+ * takes its time with it.
  */
 function threadCpuSeconds(pid: number | undefined): Map<string, number> {
   const out = new Map<string, number>();

@@ -45,8 +45,8 @@ import { newAdmitter, type AdmissionPluginFlags } from './admission/plugins.js';
 import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
-import { LocalPodTimelines, podFactsOf, type PodFacts, type PodTimelines } from './timeline/service.js';
-import { startTimelineThread, ThreadPodTimelines, timelinePort, type PodLookups } from './timeline/thread.js';
+import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodTimelines } from './timeline/service.js';
+import { startTimelineThread, ThreadPodTimelines, timelinePort } from './timeline/thread.js';
 import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue } from './timeline/trace.js';
@@ -532,13 +532,7 @@ export class ApiServer implements Service {
     const sinks: TimelineSink[] = [];
     if (this.opts.otlpEndpoint) sinks.push((this.otlpSink = new OtlpTimelineSink({ endpoint: this.opts.otlpEndpoint, logger })));
     const options = this.opts.podTimeline ?? {};
-    const pods: PodLookups = {
-      facts: (uid) => {
-        const pod = this.timelinePods.get(uid);
-        return pod && podFactsOf(pod);
-      },
-      exists: (uid) => this.timelinePods.get(uid) !== undefined,
-    };
+    const pods = this.timelinePods;
     if (options.enabled !== false && this.clock === realClock && !import.meta.url.endsWith('.ts')) {
       const worker = (this.timelineThread = startTimelineThread({ ...options, file, sinks: sinks.length > 0 }, (err) => {
         logger.error({ err }, 'the pod timeline thread failed');
@@ -548,15 +542,8 @@ export class ApiServer implements Service {
       worker.on('exit', () => timelines.fail(new Error('the thread exited')));
       return timelines;
     }
-    const store = new TimelineStore({ ...options, file, sinks, podsExisting: async (uids) => new Set(uids.filter(pods.exists)), clock: this.clock, logger });
-    const timelines = new LocalPodTimelines(store, async (uids) => {
-      const known = new Map<string, PodFacts>();
-      for (const uid of uids) {
-        const facts = pods.facts(uid);
-        if (facts) known.set(uid, facts);
-      }
-      return known;
-    });
+    const store = new TimelineStore({ ...options, file, sinks, podsExisting: async (uids) => existingPodsIn(pods, uids), clock: this.clock, logger });
+    const timelines = new LocalPodTimelines(store, async (uids) => podFactsIn(pods, uids));
     await timelines.start();
     return timelines;
   }

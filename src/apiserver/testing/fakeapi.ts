@@ -21,7 +21,7 @@ import { storageGroupVersions, type APIGroupVersion } from '../router.js';
 import type { TokenIssuer } from '../handlers/tokenrequest.js';
 import { ignoreAnnotation } from '../chain.js';
 import type { TimelineStore } from '../timeline/store.js';
-import { LocalPodTimelines, podFactsOf } from '../timeline/service.js';
+import { LocalPodTimelines, podFactsIn } from '../timeline/service.js';
 import { timelineGroupVersion } from '../timeline/api.js';
 import { PodIndex } from '../timeline/podindex.js';
 import { newLogger } from '../../util/log.js';
@@ -74,8 +74,7 @@ export class FakeApi {
     const groupVersions = storageGroupVersions({ registries, clock, tokens });
     if (timeline) {
       const { pods } = timeline;
-      const facts = async (uids: readonly string[]) => new Map(uids.flatMap((uid) => (pods.get(uid) ? [[uid, podFactsOf(pods.get(uid)!)] as const] : [])));
-      groupVersions.push(timelineGroupVersion({ timelines: new LocalPodTimelines(timeline.store, facts), clock }));
+      groupVersions.push(timelineGroupVersion({ timelines: new LocalPodTimelines(timeline.store, async (uids) => podFactsIn(pods, uids)), clock }));
     }
     this.stopTimelinePods = timeline?.stop;
     this.groupVersions = new Map(groupVersions.map((gv) => [`${gv.group}/${gv.version}`, gv]));

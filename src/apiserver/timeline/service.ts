@@ -2,16 +2,17 @@
 // merge, the server's own steps, reads and watches. LocalPodTimelines does it in the calling thread
 // around a TimelineStore; it is what the timeline thread runs (thread.ts), and what unit tests and
 // the fake API server use directly.
-import type { Pod } from 'kubernetes-types/core/v1.js';
 import { badRequest } from '../../api/errors.js';
 import { checkFieldLabels, parseFieldSelector, type FieldSelector } from '../../api/fields.js';
+import { timelineResources } from '../../api/resources.js';
 import { timelineAPIVersion, timelineVersion, type PodTimeline } from '../../api/timeline/types.js';
 import type { Service } from '../../util/lifecycle.js';
 import { checkTypeMeta, decodeObjectBody } from '../http/body.js';
 import { decodeStepBatch } from './decode.js';
+import type { PodIndex } from './podindex.js';
 import { podFacts, type TimelineEvent, type TimelineFilter, type TimelineRecord, type TimelineStore } from './store.js';
 
-export const stepBatchKind = 'PodTimelineStepBatch';
+const batchKind = timelineResources.find((r) => r.resource === 'podtimelinestepbatches')!.kind;
 
 /** A podtimelines query that can cross to a thread: the namespace ('' for all), one name, a field selector's text. */
 export interface TimelineQuery {
@@ -23,8 +24,22 @@ export interface TimelineQuery {
 /** What the API server's pod says of a pod a batch names: its stored name, its node and its controller. */
 export type PodFacts = { namespace: string; name: string } & Pick<TimelineRecord['pod'], 'nodeName' | 'owner'>;
 
-export function podFactsOf(pod: Pod): PodFacts {
-  return { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', ...podFacts(pod) };
+/** The API server's pods by UID (its PodIndex). */
+export type PodsByUid = Pick<PodIndex, 'get'>;
+
+/** The facts of those of `uids` the API server has. */
+export function podFactsIn(pods: PodsByUid, uids: readonly string[]): Map<string, PodFacts> {
+  const known = new Map<string, PodFacts>();
+  for (const uid of uids) {
+    const pod = pods.get(uid);
+    if (pod) known.set(uid, { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', ...podFacts(pod) });
+  }
+  return known;
+}
+
+/** Those of `uids` whose pods the API server still has. */
+export function existingPodsIn(pods: PodsByUid, uids: readonly string[]): Set<string> {
+  return new Set(uids.filter((uid) => pods.get(uid) !== undefined));
 }
 
 /** The facts of the pods the API server has, by UID (a UID it does not have is absent). */
@@ -104,8 +119,8 @@ export class LocalPodTimelines implements PodTimelines {
     if (obj.apiVersion && obj.apiVersion !== timelineAPIVersion) {
       throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${timelineAPIVersion})`);
     }
-    if (obj.kind && obj.kind !== stepBatchKind) {
-      throw badRequest(`${String(obj.kind)} in version "${timelineVersion}" cannot be handled as a ${stepBatchKind}: the object kind does not match the resource`);
+    if (obj.kind && obj.kind !== batchKind) {
+      throw badRequest(`${String(obj.kind)} in version "${timelineVersion}" cannot be handled as a ${batchKind}: the object kind does not match the resource`);
     }
     const decoded = decodeStepBatch(obj);
     const facts = await this.facts(decoded.map((r) => r.pod.uid));

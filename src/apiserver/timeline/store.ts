@@ -1,13 +1,14 @@
 // The pod timeline store: one PodTimeline per pod UID, in memory, written behind to a SQLite side
 // file (DATA/timeline.db, file.ts; in `kite server` all of it runs in the pod timelines' own thread,
-// thread.ts): the records changed within `commitDelayMs` go in one transaction, a record that only gained steps appends them beside its small head. Durable
-// means committed: the batch API answers 201 only after `committed()`, so an answered batch survives
-// a crash (SQLite WAL, synchronous=NORMAL: an OS crash may lose the last commits, a process crash
-// does not). A head is written only when more than its resourceVersion changed. It is this API
-// server's own file even with etcd storage: each API server keeps the steps it received. Watchers get ADDED/MODIFIED/DELETED under the store's own resourceVersion counter,
-// with a bounded history for resuming (older: 410 Expired). A loop on the injected clock removes
-// records past the retention after their pod's deletion; a global cap evicts deleted pods' records
-// first, then the oldest.
+// thread.ts): the records changed within `commitDelayMs` go in one transaction, a record that only
+// gained steps appends them beside its small head. Durable means committed: the batch API answers
+// 201 only after `committed()`, so an answered batch survives a crash (SQLite WAL,
+// synchronous=NORMAL: an OS crash may lose the last commits, a process crash does not). A head is
+// written only when more than its resourceVersion changed. It is this API server's own file even
+// with etcd storage: each API server keeps the steps it received. Watchers get
+// ADDED/MODIFIED/DELETED under the store's own resourceVersion counter, with a bounded history for
+// resuming (older: 410 Expired). A loop on the injected clock removes records past the retention
+// after their pod's deletion; a global cap evicts deleted pods' records first, then the oldest.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { expired, internalError } from '../../api/errors.js';
 import { microTime, rfc3339 } from '../../api/time.js';

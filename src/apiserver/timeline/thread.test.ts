@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import pino from 'pino';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { microTime } from '../../api/time.js';
 import type { PodTimeline, PodTimelineStepBatch, TimelineStep } from '../../api/timeline/types.js';
 import { realClock } from '../../util/clock.js';
 import { loadTimelineFile } from './file.js';
-import type { PodFacts } from './service.js';
 import type { TimelineEvent } from './store.js';
 import { servePodTimelines, ThreadPodTimelines, timelinePort } from './thread.js';
 
@@ -22,9 +22,10 @@ const body = (records: PodTimelineStepBatch['records']) => Buffer.from(JSON.stri
 describe('pod timelines across a message port (as in their thread)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-thread-'));
   const file = join(dir, 'timeline.db');
-  const pods = new Map<string, PodFacts>([
-    ['u-web', { namespace: 'default', name: 'web', nodeName: 'n1', owner: { kind: 'ReplicaSet', name: 'web-1' } }],
-    ['u-db', { namespace: 'default', name: 'db', nodeName: 'n2' }],
+  // The API server's pods by UID, as its PodIndex has them.
+  const pods = new Map<string, Pod>([
+    ['u-web', { metadata: { namespace: 'default', name: 'web', uid: 'u-web', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'rs', controller: true }] }, spec: { nodeName: 'n1', containers: [] } }],
+    ['u-db', { metadata: { namespace: 'default', name: 'db', uid: 'u-db' }, spec: { nodeName: 'n2', containers: [] } }],
   ]);
   const sunk: { uid: string; added: string[] }[] = [];
   const channel = new MessageChannel();
@@ -34,7 +35,7 @@ describe('pod timelines across a message port (as in their thread)', () => {
     await servePodTimelines(timelinePort(channel.port1), { file, sinks: true }, realClock, logger);
     timelines = new ThreadPodTimelines(timelinePort(channel.port2), {
       enabled: true,
-      pods: { facts: (uid) => pods.get(uid), exists: (uid) => pods.has(uid) },
+      pods,
       sinks: [{ stepsRecorded: (t, added) => sunk.push({ uid: t.pod.uid, added: added.map((s) => s.step) }) }],
       logger,
     });

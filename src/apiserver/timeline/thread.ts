@@ -9,7 +9,7 @@ import type { Status } from '../../api/meta.js';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
-import { LocalPodTimelines, type PodFacts, type PodFactsLookup, type PodTimelines, type TimelineQuery } from './service.js';
+import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodFacts, type PodFactsLookup, type PodsByUid, type PodTimelines, type TimelineQuery } from './service.js';
 import type { TimelineSink } from './sink.js';
 import { TimelineStore, type TimelineEvent, type TimelineRecord, type TimelineStoreOptions } from './store.js';
 
@@ -31,7 +31,7 @@ export type ToTimelines =
   | { op: 'record'; records: readonly TimelineRecord[] }
   | { op: 'unwatch'; watch: number }
   | { op: 'facts'; ask: number; facts: [string, PodFacts][] }
-  | { op: 'existing'; ask: number; uids: string[] };
+  | { op: 'existing'; ask: number; uids: ReadonlySet<string> };
 
 /** The thread to the API server. */
 export type FromTimelines =
@@ -54,15 +54,10 @@ export function timelinePort(port: Worker | MessagePort): TimelinePort {
   };
 }
 
-/** The pods the API server has: what the thread asks of it. */
-export interface PodLookups {
-  facts(uid: string): PodFacts | undefined;
-  exists(uid: string): boolean;
-}
-
 export interface ThreadPodTimelinesOptions {
   enabled: boolean;
-  pods: PodLookups;
+  /** What the thread asks about: the facts of a batch's pods, which quiet records' pods still exist. */
+  pods: PodsByUid;
   sinks: readonly TimelineSink[];
   logger: Logger;
 }
@@ -156,17 +151,11 @@ export class ThreadPodTimelines implements PodTimelines {
       case 'event':
         this.watches.get(m.watch)?.(m.event);
         return;
-      case 'askFacts': {
-        const facts: [string, PodFacts][] = [];
-        for (const uid of m.uids) {
-          const f = this.opts.pods.facts(uid);
-          if (f) facts.push([uid, f]);
-        }
-        this.port.postMessage({ op: 'facts', ask: m.ask, facts } satisfies ToTimelines);
+      case 'askFacts':
+        this.port.postMessage({ op: 'facts', ask: m.ask, facts: [...podFactsIn(this.opts.pods, m.uids)] } satisfies ToTimelines);
         return;
-      }
       case 'askExisting':
-        this.port.postMessage({ op: 'existing', ask: m.ask, uids: m.uids.filter((uid) => this.opts.pods.exists(uid)) } satisfies ToTimelines);
+        this.port.postMessage({ op: 'existing', ask: m.ask, uids: existingPodsIn(this.opts.pods, m.uids) } satisfies ToTimelines);
         return;
       case 'sink':
         for (const sink of this.opts.sinks) {
@@ -206,7 +195,7 @@ export async function servePodTimelines(port: TimelinePort, options: TimelineThr
     ...storeOptions,
     clock,
     logger,
-    podsExisting: async (uids) => new Set(await ask<string[]>({ op: 'askExisting', ask: ++nextAsk, uids })),
+    podsExisting: (uids) => ask<ReadonlySet<string>>({ op: 'askExisting', ask: ++nextAsk, uids }),
     sinks: sinks ? [{ stepsRecorded: (timeline, added) => port.postMessage({ op: 'sink', timeline, added } satisfies FromTimelines) }] : [],
   });
   const timelines = new LocalPodTimelines(store, facts);
