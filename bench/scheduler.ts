@@ -8,7 +8,7 @@
 // and off (--pod-timeline false on both: nothing recorded, nothing kept), --rounds times, the order
 // alternating per round, and prints the bound pods/s of each side, the loss of their means and of
 // each round's pair (with their median, and their mean with its standard error), and the server's
-// CPU seconds by thread (threadCpuSeconds). The timeline's thread runs at the lowest CPU priority, so
+// CPU seconds by thread (threadCpuSeconds). The timeline's process runs at the idle CPU policy, so
 // the "on" side also reports when the timelines hold every pod's Ready step after the burst, and the
 // server's CPU until then: the timeline's whole cost, not only what the burst paid.
 // Needs `npm run build` first: server and sim run from dist as their own processes, as in production.
@@ -20,9 +20,11 @@
 //   - p50/p99: per-pod latency from its create being sent to its binding seen on the watch, client-side
 //     clocks (creationTimestamp has one-second resolution);
 //   - Running: time from the first create to the last pod seen Running;
-//   - server/sim/bench CPU: user + system seconds of each process over that same span (the API server's
-//     event loop is the bottleneck, and CPU per pod moves less than rates when others load the machine);
-//   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers).
+//   - server/sim/bench CPU: user + system seconds of each process (the server's with its child) over
+//     that same span (the API server's event loop is the bottleneck, and CPU per pod moves less than
+//     rates when others load the machine);
+//   - server RSS: peak VmRSS of the `kite server` process (API server + scheduler + controllers) and its
+//     child (the pod timelines).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +43,7 @@ const podCount = Number(args.flags.get('pods') ?? 10000);
 const concurrency = Number(args.flags.get('concurrency') ?? 64);
 /** "plain" is upstream's SchedulingBasic shape (plain pods only); "mixed" adds the other kinds. */
 const plainOnly = (args.flags.get('mix') ?? 'mixed') === 'plain';
-/** Where `kite server` (one per thread) and `kite sim` write V8 CPU profiles on exit; none when unset. */
+/** Where `kite server` (one per thread; not its pod timelines' child) and `kite sim` write V8 CPU profiles on exit; none when unset. */
 const profileDir = args.flags.get('profile');
 const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)] : []);
 const timelineModes = (args.flags.get('timeline') ?? 'on').split(',') as ('on' | 'off')[];
@@ -95,45 +97,73 @@ function statCpuSeconds(stat: string): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** CPU time of a process so far (every thread), in seconds. */
+/** A process and its children (kite server's pod timelines run in one): what "the server" costs. */
+function processTree(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The parent's pid is field 4, the second after the command name.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return [pid, ...children];
+}
+
+/** CPU time of a process and its children so far (every thread), in seconds. */
 function cpuSeconds(pid: number | undefined): number {
   if (!pid) return NaN;
-  try {
-    return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return NaN;
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      total += statCpuSeconds(readFileSync(`/proc/${p}/stat`, 'utf8'));
+    } catch {
+      if (p === pid) return NaN;
+    }
   }
+  return total;
 }
 
 /**
  * CPU seconds so far of a process's threads by name: "main" for the event loop, the worker threads
- * by the names kite gives them (kube-scheduler, kube-controller, pod-timelines), V8's and libuv's
- * helpers (the optimizing compiler and garbage collection, mostly) by theirs. A thread that ended
- * takes its time with it.
+ * by the names kite gives them (kube-scheduler, kube-controller), V8's and libuv's helpers (the
+ * optimizing compiler and garbage collection, mostly) by theirs; a child's threads the same way after
+ * its name ("pod-timelines: main"). A thread that ended takes its time with it.
  */
 function threadCpuSeconds(pid: number | undefined): Map<string, number> {
   const out = new Map<string, number>();
   if (!pid) return out;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  for (const p of processTree(pid)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      out.set(name, (out.get(name) ?? 0) + statCpuSeconds(stat));
+      const prefix = p === pid ? '' : `${readFileSync(`/proc/${p}/comm`, 'utf8').trim()}: `;
+      for (const tid of readdirSync(`/proc/${p}/task`)) {
+        const stat = readFileSync(`/proc/${p}/task/${tid}/stat`, 'utf8');
+        const name = prefix + (tid === String(p) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+        out.set(name, (out.get(name) ?? 0) + statCpuSeconds(stat));
+      }
     } catch {
-      // The thread ended between the listing and the read.
+      // The thread or process ended between the listing and the read.
     }
   }
   return out;
 }
 
+/** Resident memory of a process and its children. */
 function rssMiB(pid: number | undefined): number {
   if (!pid) return NaN;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      total += m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      if (p === pid) return NaN;
+    }
   }
+  return total;
 }
 
 interface Result {
@@ -281,7 +311,7 @@ async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result
     const simCpuS = cpuSeconds(sim.proc.pid) - simCpuBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
     const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
-    // The timeline's thread runs at the lowest CPU priority and catches up after the burst: when its
+    // The timeline's process runs at the idle CPU policy and catches up after the burst: when its
     // records hold every pod's Ready step (asked each second), and the server's CPU until then.
     let timelineCompleteS = NaN;
     let serverCpuToCompleteS = NaN;

@@ -46,7 +46,7 @@ import { reviewGroupVersions } from './reviews/api.js';
 import { TimelineStore } from './timeline/store.js';
 import type { TimelineSink } from './timeline/sink.js';
 import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodTimelines } from './timeline/service.js';
-import { startTimelineThread, ThreadPodTimelines, timelinePort } from './timeline/thread.js';
+import { ProcessPodTimelines, startTimelineProcess, type TimelineProcess } from './timeline/process.js';
 import { OtlpTimelineSink } from './timeline/otel/exporter.js';
 import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue } from './timeline/trace.js';
@@ -196,7 +196,7 @@ export class ApiServer implements Service {
   /** The pod timelines (timeline.kite.dev), kept in DATA/timeline.db. */
   private timelines?: PodTimelines;
   /** Their thread, when they run in one. */
-  private timelineThread?: Worker;
+  private timelineProcess?: TimelineProcess;
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;
   private readonly timelinePods = new PodIndex();
@@ -517,15 +517,15 @@ export class ApiServer implements Service {
     this.podSteps?.flush();
     await this.store?.close();
     await this.timelines?.stop();
-    await this.timelineThread?.terminate();
+    await this.timelineProcess?.end();
     await this.otlpSink?.stop();
     this.auditBackend?.close();
   }
 
   /**
-   * The pod timelines: in their own thread at the lowest CPU priority when kite runs from its build on
-   * the real clock (thread.ts); in the event loop when run from the TypeScript sources (unit tests
-   * under tsx, whose loader does not reach a worker's entry), on an injected clock, or when off.
+   * The pod timelines: in their own process at the idle CPU policy when kite runs from its build on
+   * the real clock (process.ts); in the event loop when run from the TypeScript sources (unit tests,
+   * which would pay a child's start-up per server), on an injected clock, or when off.
    */
   private async startTimelines(file: string, logger: Logger): Promise<PodTimelines> {
     // What else hears of recorded steps (the OTLP exporter): pushed here.
@@ -534,12 +534,11 @@ export class ApiServer implements Service {
     const options = this.opts.podTimeline ?? {};
     const pods = this.timelinePods;
     if (options.enabled !== false && this.clock === realClock && !import.meta.url.endsWith('.ts')) {
-      const worker = (this.timelineThread = startTimelineThread({ ...options, file, sinks: sinks.length > 0 }, (err) => {
-        logger.error({ err }, 'the pod timeline thread failed');
+      const child = (this.timelineProcess = startTimelineProcess({ ...options, file, sinks: sinks.length > 0 }, (err) => {
+        logger.error({ err }, 'the pod timeline process failed');
         timelines.fail(err);
       }));
-      const timelines = new ThreadPodTimelines(timelinePort(worker), { enabled: true, pods, sinks, logger });
-      worker.on('exit', () => timelines.fail(new Error('the thread exited')));
+      const timelines = new ProcessPodTimelines(child.port, { enabled: true, pods, sinks, logger });
       return timelines;
     }
     const store = new TimelineStore({ ...options, file, sinks, podsExisting: async (uids) => existingPodsIn(pods, uids), clock: this.clock, logger });

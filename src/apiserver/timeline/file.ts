@@ -5,7 +5,7 @@
 // at or near the end of both tables and their index instead of at random places keyed by UID.
 // A head is written when it changes beyond its resourceVersion; the store's resourceVersion is kept
 // once per commit in `timeline_meta`, so a restart goes on counting from the last one committed.
-// Written off the API server's event loop: the store runs in the pod timelines' thread (thread.ts).
+// Written off the API server's event loop: the store runs in the pod timelines' process (process.ts).
 import Database from 'better-sqlite3';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import { byStart } from './merge.js';
@@ -101,7 +101,7 @@ export function loadTimelineFile(file: string): LoadedTimelineFile {
   }
 }
 
-/** Writes in the calling thread (the pod timelines' own thread in `kite server`). */
+/** Writes in the calling thread (the pod timelines' own process in `kite server`). */
 export class SqliteTimelineWriter implements TimelineFileWriter {
   private readonly db: Database.Database;
   /** Each stored record's number, by UID. */

@@ -1,6 +1,6 @@
 // The pod timelines as the API server's handlers reach them (PodTimelines): batches to decode and
 // merge, the server's own steps, reads and watches. LocalPodTimelines does it in the calling thread
-// around a TimelineStore; it is what the timeline thread runs (thread.ts), and what unit tests and
+// around a TimelineStore; it is what the timeline process runs (process.ts), and what unit tests and
 // the fake API server use directly.
 import { badRequest } from '../../api/errors.js';
 import { checkFieldLabels, parseFieldSelector, type FieldSelector } from '../../api/fields.js';
@@ -14,7 +14,7 @@ import { podFacts, type TimelineEvent, type TimelineFilter, type TimelineRecord,
 
 const batchKind = timelineResources.find((r) => r.resource === 'podtimelinestepbatches')!.kind;
 
-/** A podtimelines query that can cross to a thread: the namespace ('' for all), one name, a field selector's text. */
+/** A podtimelines query that can cross to the timeline process: the namespace ('' for all), one name, a field selector's text. */
 export interface TimelineQuery {
   namespace: string;
   name?: string;

@@ -1,6 +1,6 @@
 // The pod timeline store: one PodTimeline per pod UID, in memory, written behind to a SQLite side
-// file (DATA/timeline.db, file.ts; in `kite server` all of it runs in the pod timelines' own thread,
-// thread.ts): the records changed within `commitDelayMs` go in one transaction, a record that only
+// file (DATA/timeline.db, file.ts; in `kite server` all of it runs in the pod timelines' own process,
+// process.ts): the records changed within `commitDelayMs` go in one transaction, a record that only
 // gained steps appends them beside its small head. Durable means committed: the batch API answers
 // 201 only after `committed()`, so an answered batch survives a crash (SQLite WAL,
 // synchronous=NORMAL: an OS crash may lose the last commits, a process crash does not). A head is
@@ -73,7 +73,7 @@ export interface TimelineStoreOptions {
    * Which of these pods still exist (the API server's watch cache): a record of a pod gone without a
    * Deleted step (removed while this server was down, or through another server) is then taken as
    * deleted by the sweep, once quiet for `orphanAfterMs`, so the retention applies to it too. Asked
-   * once per sweep, of the quiet records only (the store may run in its own thread).
+   * once per sweep, of the quiet records only (the store may run in its own process).
    */
   podsExisting?: (uids: readonly string[]) => Promise<ReadonlySet<string>>;
 }

@@ -1,9 +1,11 @@
-// The pod timelines in their own thread, at the lowest CPU priority: parsing, decoding and merging
-// batches, the server's own steps, the file and the reads all run there, so under load the timeline
-// takes only the CPU the pods' own work leaves (it catches up once the load drops; a recorder whose
-// batch waits keeps buffering, within its cap). ThreadPodTimelines is the API server's side;
-// servePodTimelines answers it over any message port (the thread's, or a MessageChannel in tests).
-import { Worker, type MessagePort } from 'node:worker_threads';
+// The pod timelines in their own process, whose every thread has the idle CPU policy (SCHED_IDLE,
+// below nice 19): parsing, decoding and merging batches, the server's own steps, the file and the
+// reads all run there, so under load the timeline takes only the CPU the pods' own work leaves (it
+// catches up once the load drops; a recorder whose batch waits keeps buffering, within its cap),
+// and the V8 helpers that compile and collect for it are idle too, which a worker thread's are not.
+// ProcessPodTimelines is the API server's side; servePodTimelines answers it over any TimelinePort
+// (the child's IPC channel, or a MessageChannel in tests).
+import { fork, type ChildProcess } from 'node:child_process';
 import { internalError, isStatusError, StatusError, type StatusReason } from '../../api/errors.js';
 import type { Status } from '../../api/meta.js';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
@@ -13,8 +15,8 @@ import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodFacts, type PodF
 import type { TimelineSink } from './sink.js';
 import { TimelineStore, type TimelineEvent, type TimelineRecord, type TimelineStoreOptions } from './store.js';
 
-/** What the thread's store is made with (its clock, logger, sinks and pod lookups are the thread's own). */
-export type TimelineThreadOptions = Omit<TimelineStoreOptions, 'clock' | 'logger' | 'sinks' | 'podsExisting' | 'writer'> & { file: string; sinks: boolean };
+/** What the child's store is made with (its clock, logger, sinks and pod lookups are the child's own). */
+export type TimelineProcessOptions = Omit<TimelineStoreOptions, 'clock' | 'logger' | 'sinks' | 'podsExisting' | 'writer'> & { file: string; sinks: boolean };
 
 /** The calls the API server makes; each with an id the answer carries. */
 type Call =
@@ -25,7 +27,7 @@ type Call =
   | { op: 'resourceVersion' }
   | { op: 'stop' };
 
-/** The API server to the thread. */
+/** The API server to the child. */
 export type ToTimelines =
   | ({ id: number } & Call)
   | { op: 'record'; records: readonly TimelineRecord[] }
@@ -33,47 +35,41 @@ export type ToTimelines =
   | { op: 'facts'; ask: number; facts: [string, PodFacts][] }
   | { op: 'existing'; ask: number; uids: ReadonlySet<string> };
 
-/** The thread to the API server. */
+/** The child to the API server. */
 export type FromTimelines =
   | { op: 'answer'; id: number; result?: unknown; error?: Pick<Status, 'code' | 'reason' | 'message' | 'details'> }
   | { op: 'event'; watch: number; event: TimelineEvent }
   | { op: 'askFacts'; ask: number; uids: readonly string[] }
   | { op: 'askExisting'; ask: number; uids: readonly string[] }
-  | { op: 'sink'; timeline: PodTimeline; added: readonly TimelineStep[] };
+  | { op: 'sink'; timeline: PodTimeline; added: readonly TimelineStep[] }
+  | { op: 'ready' };
 
-/** One side of the conversation: a worker, the thread's parent port, or either end of a MessageChannel. */
+/** One side of the conversation: the child's IPC channel from either end, or a MessageChannel's end in tests. */
 export interface TimelinePort {
   postMessage(message: unknown): void;
   onMessage(listener: (message: unknown) => void): void;
 }
 
-export function timelinePort(port: Worker | MessagePort): TimelinePort {
-  return {
-    postMessage: (message) => port.postMessage(message),
-    onMessage: (listener) => (port instanceof Worker ? port.on('message', listener) : port.on('message', listener)),
-  };
-}
-
-export interface ThreadPodTimelinesOptions {
+export interface ProcessPodTimelinesOptions {
   enabled: boolean;
-  /** What the thread asks about: the facts of a batch's pods, which quiet records' pods still exist. */
+  /** What the child asks about: the facts of a batch's pods, which quiet records' pods still exist. */
   pods: PodsByUid;
   sinks: readonly TimelineSink[];
   logger: Logger;
 }
 
-/** The API server's side: every call crosses to the thread, each answer and event comes back. */
-export class ThreadPodTimelines implements PodTimelines {
+/** The API server's side: every call crosses to the child, each answer and event comes back. */
+export class ProcessPodTimelines implements PodTimelines {
   readonly name = 'pod-timelines';
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (err: unknown) => void }>();
   private readonly watches = new Map<number, (e: TimelineEvent) => void>();
   private failed?: StatusError;
 
-  /** `port`: the thread (startTimelineThread) or a channel's end. */
+  /** `port`: the child's (startTimelineProcess) or a channel's end. */
   constructor(
     private readonly port: TimelinePort,
-    private readonly opts: ThreadPodTimelinesOptions,
+    private readonly opts: ProcessPodTimelinesOptions,
   ) {
     port.onMessage((m) => this.receive(m as FromTimelines));
   }
@@ -89,9 +85,9 @@ export class ThreadPodTimelines implements PodTimelines {
     this.watches.clear();
   }
 
-  /** The thread is gone: every call waiting and every later one fails. */
+  /** The child is gone: every call waiting and every later one fails. */
   fail(err: Error): void {
-    this.failed ??= internalError(`the pod timeline thread failed: ${err.message}`);
+    this.failed ??= internalError(`the pod timeline process failed: ${err.message}`);
     for (const p of this.pending.values()) p.reject(this.failed);
     this.pending.clear();
   }
@@ -114,7 +110,7 @@ export class ThreadPodTimelines implements PodTimelines {
 
   async watch(query: TimelineQuery, resourceVersion: number | undefined, send: (e: TimelineEvent) => void): Promise<() => void> {
     const id = ++this.nextId;
-    // Routed before asking: the thread sends the initial events before its answer.
+    // Routed before asking: the child sends the initial events before its answer.
     this.watches.set(id, send);
     try {
       await this.call({ op: 'watch', query, resourceVersion }, id);
@@ -165,23 +161,82 @@ export class ThreadPodTimelines implements PodTimelines {
             this.opts.logger.warn({ err }, 'a pod timeline sink failed');
           }
         }
+        return;
+      case 'ready':
+        // The child's port (childPort) holds what was posted until then.
+        return;
     }
   }
 }
 
-/** Starts the thread (timeline-thread.js) for a store with these options. */
-export function startTimelineThread(options: TimelineThreadOptions, onError: (err: Error) => void): Worker {
-  const worker = new Worker(new URL('./timeline-thread.js', import.meta.url), { workerData: options });
-  worker.on('error', onError);
-  return worker;
+/** The running child: its end of the conversation, and how to end it. */
+export interface TimelineProcess {
+  readonly pid: number | undefined;
+  readonly port: TimelinePort;
+  /** Lets the child finish (it stops its store, so flushes, when its channel closes) and waits for it to exit; kills it after `graceMs`. */
+  end(graceMs?: number): Promise<void>;
 }
 
 /**
- * The thread's side: a LocalPodTimelines around its own store, asking the API server for the pods
- * it needs to know of. Resolves once the store is started and the port is served; the port's 'stop'
- * stops the store.
+ * Forks the child (timeline-process.js, or its TypeScript source under tsx when run from the sources)
+ * for a store with these options. `onExit` hears of an exit or failure that end() did not ask for.
  */
-export async function servePodTimelines(port: TimelinePort, options: TimelineThreadOptions, clock: Clock, logger: Logger): Promise<void> {
+export function startTimelineProcess(options: TimelineProcessOptions, onExit: (err: Error) => void): TimelineProcess {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const entry = new URL(fromSources ? './timeline-process.ts' : './timeline-process.js', import.meta.url);
+  const child = fork(entry, [JSON.stringify(options)], {
+    // Structured clone: a batch body crosses as bytes, sets as sets.
+    serialization: 'advanced',
+    execArgv: fromSources ? ['--import', 'tsx'] : [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let ending = false;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code, signal) => {
+    if (!ending) onExit(new Error(`the process exited (${signal ?? `code ${code}`})`));
+  });
+  child.on('error', (err) => {
+    if (!ending) onExit(err);
+  });
+  return {
+    pid: child.pid,
+    port: childPort(child),
+    async end(graceMs = 5000) {
+      ending = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The API server's end of the child's channel: what is posted before the child is serving waits here (the child would drop it). */
+function childPort(child: ChildProcess): TimelinePort {
+  let waiting: unknown[] | undefined = [];
+  const send = (message: unknown) => {
+    // A child gone: its exit fails every call (ProcessPodTimelines.fail), so what is lost here was not acknowledged.
+    if (child.connected) child.send(message as object, (err) => void err);
+  };
+  child.on('message', (message: FromTimelines) => {
+    if (message.op !== 'ready' || !waiting) return;
+    const held = waiting;
+    waiting = undefined;
+    for (const m of held) send(m);
+  });
+  return {
+    postMessage: (message) => (waiting ? waiting.push(message) : send(message)),
+    onMessage: (listener) => child.on('message', listener),
+  };
+}
+
+/**
+ * The child's side: a LocalPodTimelines around its own store, asking the API server for the pods it
+ * needs to know of. Resolves, once the store is started and the port is served, with what stops the
+ * store (what the port's 'stop' calls too).
+ */
+export async function servePodTimelines(port: TimelinePort, options: TimelineProcessOptions, clock: Clock, logger: Logger): Promise<() => Promise<void>> {
   let nextAsk = 0;
   const asked = new Map<number, (answer: unknown) => void>();
   const ask = <T>(message: FromTimelines & { ask: number }): Promise<T> =>
@@ -210,6 +265,13 @@ export async function servePodTimelines(port: TimelinePort, options: TimelineThr
       },
     );
   };
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      for (const cancel of watches.values()) cancel();
+      watches.clear();
+      await timelines.stop();
+    })());
   await timelines.start();
   // Calls posted while the file loaded wait in the port until this listener takes them.
   port.onMessage((message) => {
@@ -242,11 +304,8 @@ export async function servePodTimelines(port: TimelinePort, options: TimelineThr
           watches.set(m.id, await timelines.watch(m.query, m.resourceVersion, (event) => port.postMessage({ op: 'event', watch: m.id, event } satisfies FromTimelines)));
         });
       case 'stop':
-        return answer(m.id, async () => {
-          for (const cancel of watches.values()) cancel();
-          watches.clear();
-          await timelines.stop();
-        });
+        return answer(m.id, stop);
     }
   });
+  return stop;
 }

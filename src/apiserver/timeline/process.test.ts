@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import pino from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { microTime } from '../../api/time.js';
@@ -11,16 +11,18 @@ import type { PodTimeline, PodTimelineStepBatch, TimelineStep } from '../../api/
 import { realClock } from '../../util/clock.js';
 import { loadTimelineFile } from './file.js';
 import type { TimelineEvent } from './store.js';
-import { servePodTimelines, ThreadPodTimelines, timelinePort } from './thread.js';
+import { ProcessPodTimelines, servePodTimelines, startTimelineProcess, type TimelinePort, type TimelineProcess } from './process.js';
 
 const t0 = Date.UTC(2026, 0, 1);
 const logger = pino({ level: 'silent' });
 const step = (name: TimelineStep['step'], atMs: number): TimelineStep => ({ step: name, component: 'test', start: microTime(t0 + atMs) });
 const body = (records: PodTimelineStepBatch['records']) => Buffer.from(JSON.stringify({ apiVersion: 'timeline.kite.dev/v1alpha1', kind: 'PodTimelineStepBatch', records }));
 
-// The thread's conversation over a MessageChannel in this thread: the same messages a worker carries.
-describe('pod timelines across a message port (as in their thread)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-thread-'));
+/** A MessageChannel's end as a TimelinePort: the same messages the child's channel carries, in this process. */
+const channelPort = (port: MessagePort): TimelinePort => ({ postMessage: (m) => port.postMessage(m), onMessage: (listener) => port.on('message', listener) });
+
+describe('pod timelines across a message port (as in their process)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-port-'));
   const file = join(dir, 'timeline.db');
   // The API server's pods by UID, as its PodIndex has them.
   const pods = new Map<string, Pod>([
@@ -29,11 +31,11 @@ describe('pod timelines across a message port (as in their thread)', () => {
   ]);
   const sunk: { uid: string; added: string[] }[] = [];
   const channel = new MessageChannel();
-  let timelines: ThreadPodTimelines;
+  let timelines: ProcessPodTimelines;
 
   before(async () => {
-    await servePodTimelines(timelinePort(channel.port1), { file, sinks: true }, realClock, logger);
-    timelines = new ThreadPodTimelines(timelinePort(channel.port2), {
+    await servePodTimelines(channelPort(channel.port1), { file, sinks: true }, realClock, logger);
+    timelines = new ProcessPodTimelines(channelPort(channel.port2), {
       enabled: true,
       pods,
       sinks: [{ stepsRecorded: (t, added) => sunk.push({ uid: t.pod.uid, added: added.map((s) => s.step) }) }],
@@ -125,7 +127,74 @@ describe('pod timelines across a message port (as in their thread)', () => {
     const [loaded] = loadTimelineFile(file).timelines;
     assert.equal(loaded?.timeline.steps.at(-1)?.step, 'Deleted');
     assert.equal(loaded?.timeline.deletedAt, microTime(t0 + 5000));
-    timelines.fail(new Error('the thread exited'));
+    timelines.fail(new Error('the process exited'));
     await assert.rejects(timelines.get('default', 'u-web'), { name: 'StatusError', code: 500 });
+  });
+});
+
+/** The scheduling policy of each of a process's threads (field 41 of its stat): 5 is SCHED_IDLE. */
+function threadPolicies(pid: number): Map<string, number> {
+  const policies = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    policies.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]));
+  }
+  return policies;
+}
+
+// The real child (timeline-process.ts, under tsx as the server's build runs its .js).
+describe('pod timelines in their own process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-process-'));
+  const pods = new Map<string, Pod>([['u-web', { metadata: { namespace: 'default', name: 'web', uid: 'u-web' }, spec: { nodeName: 'n1', containers: [] } }]]);
+  const started: TimelineProcess[] = [];
+  const start = (file: string, options: { commitDelayMs?: number } = {}) => {
+    const exits: Error[] = [];
+    const child = startTimelineProcess({ file, sinks: false, ...options }, (err) => {
+      exits.push(err);
+      timelines.fail(err);
+    });
+    started.push(child);
+    const timelines = new ProcessPodTimelines(child.port, { enabled: true, pods, sinks: [], logger });
+    return { child, timelines, exits };
+  };
+  after(async () => {
+    await Promise.all(started.map((c) => c.end()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers from a process whose every thread has the idle CPU policy, and ends without an unasked exit', async () => {
+    const { child, timelines, exits } = start(join(dir, 'served.db'));
+    // Posted before the child serves: held until it says it is ready.
+    const refused = await timelines.ingest(body([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('SandboxCreated', 100)] }]), 'application/json', 'n1');
+    assert.deepEqual(refused, []);
+    assert.equal((await timelines.get('default', 'u-web'))?.pod.nodeName, 'n1', 'the facts come from this side');
+    assert.equal(readFileSync(`/proc/${child.pid}/comm`, 'utf8').trim(), 'pod-timelines');
+    const policies = threadPolicies(child.pid!);
+    assert.ok(policies.size > 1, 'V8 and libuv threads are there too');
+    assert.deepEqual([...new Set(policies.values())], [5], 'every thread is SCHED_IDLE');
+    await timelines.stop();
+    await child.end();
+    assert.deepEqual(exits, []);
+  });
+
+  it('stops its store when its server goes without stopping it: what was recorded reaches the file', async () => {
+    const file = join(dir, 'orphaned.db');
+    const { child, timelines } = start(file, { commitDelayMs: 600_000 });
+    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('Deleted', 5000)] }]);
+    assert.equal((await timelines.get('default', 'u-web'))?.deletedAt, microTime(t0 + 5000), 'merged in memory');
+    assert.deepEqual(loadTimelineFile(file).timelines, [], 'not yet written: the commit waits 10 minutes');
+    await child.end();
+    assert.deepEqual(
+      loadTimelineFile(file).timelines.map((l) => l.timeline.steps.map((s) => s.step)),
+      [['Deleted']],
+    );
+  });
+
+  it('fails every call with a 500 once the process is killed', async () => {
+    const { child, timelines, exits } = start(join(dir, 'killed.db'));
+    assert.equal(await timelines.get('default', 'u-web'), undefined);
+    process.kill(child.pid!, 'SIGKILL');
+    await assert.rejects(timelines.get('default', 'u-web'), { name: 'StatusError', code: 500, message: /pod timeline process failed: the process exited \(SIGKILL\)/ });
+    assert.equal(exits.length, 1);
   });
 });
