@@ -113,18 +113,23 @@ function processTree(pid: number): number[] {
   return [pid, ...children];
 }
 
-/** CPU time of a process and its children so far (every thread), in seconds. */
-function cpuSeconds(pid: number | undefined): number {
+/** `read` summed over a process and its children; NaN when the process itself is gone (a child that ended counts nothing). */
+function sumOverTree(pid: number | undefined, read: (pid: number) => number): number {
   if (!pid) return NaN;
   let total = 0;
   for (const p of processTree(pid)) {
     try {
-      total += statCpuSeconds(readFileSync(`/proc/${p}/stat`, 'utf8'));
+      total += read(p);
     } catch {
       if (p === pid) return NaN;
     }
   }
   return total;
+}
+
+/** CPU time of a process and its children so far (every thread), in seconds. */
+function cpuSeconds(pid: number | undefined): number {
+  return sumOverTree(pid, (p) => statCpuSeconds(readFileSync(`/proc/${p}/stat`, 'utf8')));
 }
 
 /**
@@ -153,17 +158,10 @@ function threadCpuSeconds(pid: number | undefined): Map<string, number> {
 
 /** Resident memory of a process and its children. */
 function rssMiB(pid: number | undefined): number {
-  if (!pid) return NaN;
-  let total = 0;
-  for (const p of processTree(pid)) {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      total += m ? Number(m[1]) / 1024 : 0;
-    } catch {
-      if (p === pid) return NaN;
-    }
-  }
-  return total;
+  return sumOverTree(pid, (p) => {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  });
 }
 
 interface Result {

@@ -195,7 +195,7 @@ export class ApiServer implements Service {
   private auditBackend?: AuditBackend;
   /** The pod timelines (timeline.kite.dev), kept in DATA/timeline.db. */
   private timelines?: PodTimelines;
-  /** Their thread, when they run in one. */
+  /** Their process, when they run in one. */
   private timelineProcess?: TimelineProcess;
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;

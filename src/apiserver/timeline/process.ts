@@ -191,10 +191,12 @@ export function startTimelineProcess(options: TimelineProcessOptions, onExit: (e
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let ending = false;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('exit', (code, signal) => {
-    if (!ending) onExit(new Error(`the process exited (${signal ?? `code ${code}`})`));
-  });
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      if (!ending) onExit(new Error(`the process exited (${signal ?? `code ${code}`})`));
+      resolve();
+    }),
+  );
   child.on('error', (err) => {
     if (!ending) onExit(err);
   });
