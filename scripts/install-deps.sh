@@ -10,7 +10,8 @@ command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 # python3-kubernetes: the official Python client, which the e2e tests drive as a non-Go client does.
 # nftables: the node's service proxy and network policy; dnsutils (dig, nslookup) and curl: the Service tests.
 # chromium: the web console's test drives it headless through playwright-core.
-for pkg in containerd runc containernetworking-plugins docker-registry busybox-static nginx umoci skopeo python3-kubernetes nftables dnsutils curl chromium; do
+# util-linux (essential, named for its chrt): the pod timelines' process sets its idle CPU policy with it.
+for pkg in containerd runc containernetworking-plugins docker-registry busybox-static nginx umoci skopeo python3-kubernetes nftables dnsutils curl chromium util-linux; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need+=("$pkg")
 done
 
