@@ -21,7 +21,7 @@ test('what the writer stores loads back as the records: steps appended or replac
   const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-file-'));
   try {
     const file = join(dir, 'timeline.db');
-    assert.deepEqual(loadTimelineFile(file), { timelines: [], resourceVersion: 0 }, 'a new file');
+    assert.deepEqual(loadTimelineFile(file), { timelines: [], resourceVersion: 0, intake: [] }, 'a new file');
     const writer = new SqliteTimelineWriter(file);
     writer.commit({
       resourceVersion: 3,
@@ -40,9 +40,16 @@ test('what the writer stores loads back as the records: steps appended or replac
         { uid: 'u3', removed: true },
       ],
     });
+    // Batches not merged: kept as rows, in order, until a commit clears them.
+    const batch = (uid: string) => JSON.stringify([{ pod: { namespace: 'default', name: uid, uid }, steps: [step('Ready', 6)] }]);
+    writer.commit({ resourceVersion: 8, writes: [], intake: [batch('u4')] });
+    writer.commit({ resourceVersion: 9, writes: [], intake: [batch('u5'), batch('u6')] });
+    assert.deepEqual(loadTimelineFile(file).intake.map((b) => b[0]!.pod.uid), ['u4', 'u5', 'u6']);
+    writer.commit({ resourceVersion: 10, writes: [], clearIntake: true, intake: [batch('u7')] });
     void writer.close();
-    const { timelines, resourceVersion } = loadTimelineFile(file);
-    assert.equal(resourceVersion, 7);
+    const { timelines, resourceVersion, intake } = loadTimelineFile(file);
+    assert.deepEqual(intake.map((b) => b[0]!.pod.uid), ['u7'], 'cleared first, then the new row');
+    assert.equal(resourceVersion, 10);
     assert.deepEqual(
       timelines.map((l) => [l.timeline.metadata.name, l.timeline.steps.map((s) => s.step), l.timeline.deletedAt, l.legacy]),
       [

@@ -5,10 +5,13 @@
 // at or near the end of both tables and their index instead of at random places keyed by UID.
 // A head is written when it changes beyond its resourceVersion; the store's resourceVersion is kept
 // once per commit in `timeline_meta`, so a restart goes on counting from the last one committed.
+// `timeline_intake` holds batches answered but not merged yet (the store merges when the machine
+// has time): one row per batch, removed by the commit that writes their merge.
 // Written off the API server's event loop: the store runs in the pod timelines' process (process.ts).
 import Database from 'better-sqlite3';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import { byStart } from './merge.js';
+import type { TimelineRecord } from './store.js';
 
 /**
  * One record's change: `removed` removes it; else `head` replaces its head (absent: unchanged but for
@@ -23,10 +26,16 @@ export interface TimelineWrite {
   rewrite?: boolean;
 }
 
-/** One transaction: the records' changes and the store's resourceVersion after them. */
+/**
+ * One transaction: `clearIntake` removes the intake's rows first; then the records' changes, the
+ * store's resourceVersion after them, and the batches taken but not merged (`intake`, each a JSON
+ * array of records).
+ */
 export interface TimelineCommit {
   resourceVersion: number;
   writes: readonly TimelineWrite[];
+  clearIntake?: boolean;
+  intake?: readonly string[];
 }
 
 /** Where the store's commits go: one transaction per `write`, applied in call order. */
@@ -41,10 +50,11 @@ export interface LoadedTimeline {
   legacy: boolean;
 }
 
-/** What a file holds: its records, and the store's resourceVersion as of the last commit (0: none). */
+/** What a file holds: its records, the store's resourceVersion as of the last commit (0: none), the batches not merged. */
 export interface LoadedTimelineFile {
   timelines: LoadedTimeline[];
   resourceVersion: number;
+  intake: TimelineRecord[][];
 }
 
 function open(file: string): Database.Database {
@@ -55,6 +65,7 @@ function open(file: string): Database.Database {
   db.exec('CREATE TABLE IF NOT EXISTS timeline_record_steps (rec INTEGER NOT NULL, body TEXT NOT NULL)');
   db.exec('CREATE INDEX IF NOT EXISTS timeline_record_steps_rec ON timeline_record_steps (rec)');
   db.exec('CREATE TABLE IF NOT EXISTS timeline_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  db.exec('CREATE TABLE IF NOT EXISTS timeline_intake (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
   moveUidKeyedTables(db);
   return db;
 }
@@ -95,7 +106,9 @@ export function loadTimelineFile(file: string): LoadedTimelineFile {
       timelines.push({ timeline: { ...head, steps: all }, legacy: head.steps !== undefined });
     }
     const rv = db.prepare("SELECT value FROM timeline_meta WHERE name = 'resourceVersion'").get() as { value: string } | undefined;
-    return { timelines, resourceVersion: Number(rv?.value ?? 0) || 0 };
+    // Written by this store from records it had checked: read back as they were.
+    const intake = (db.prepare('SELECT body FROM timeline_intake ORDER BY id').all() as { body: string }[]).map((row) => JSON.parse(row.body) as TimelineRecord[]);
+    return { timelines, resourceVersion: Number(rv?.value ?? 0) || 0, intake };
   } finally {
     db.close();
   }
@@ -117,7 +130,10 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
     const addSteps = db.prepare<[number, string]>('INSERT INTO timeline_record_steps (rec, body) VALUES (?, ?)');
     const removeSteps = db.prepare<[number]>('DELETE FROM timeline_record_steps WHERE rec = ?');
     const setResourceVersion = db.prepare<[string]>("INSERT INTO timeline_meta (name, value) VALUES ('resourceVersion', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value");
+    const clearIntake = db.prepare('DELETE FROM timeline_intake');
+    const addIntake = db.prepare<[string]>('INSERT INTO timeline_intake (body) VALUES (?)');
     this.transaction = db.transaction((commit: TimelineCommit) => {
+      if (commit.clearIntake) clearIntake.run();
       for (const w of commit.writes) {
         let rec = this.recs.get(w.uid);
         if (w.removed) {
@@ -138,6 +154,7 @@ export class SqliteTimelineWriter implements TimelineFileWriter {
         if (w.steps) addSteps.run(rec, w.steps);
       }
       setResourceVersion.run(String(commit.resourceVersion));
+      for (const batch of commit.intake ?? []) addIntake.run(batch);
     });
   }
 

@@ -3,6 +3,9 @@
 // reads all run there, so under load the timeline takes only the CPU the pods' own work leaves (it
 // catches up once the load drops; a recorder whose batch waits keeps buffering, within its cap),
 // and the V8 helpers that compile and collect for it are idle too, which a worker thread's are not.
+// Idle priority alone still let the merging take the moments a burst leaves free, at a cost the
+// burst felt; so the store here also waits to merge until the machine's CPUs are less than half
+// busy (a batch is checked, written as it came and answered at once; see TimelineStore `busy`).
 // ProcessPodTimelines is the API server's side; servePodTimelines answers it over any TimelinePort
 // (the child's IPC channel, or a MessageChannel in tests).
 import { fork, type ChildProcess } from 'node:child_process';
@@ -10,10 +13,14 @@ import { internalError, isStatusError, StatusError, type StatusReason } from '..
 import type { Status } from '../../api/meta.js';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import type { Clock } from '../../util/clock.js';
+import { cpuBusySampler } from '../../util/cpuload.js';
 import type { Logger } from '../../util/log.js';
 import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodFacts, type PodFactsLookup, type PodsByUid, type PodTimelines, type TimelineQuery } from './service.js';
 import type { TimelineSink } from './sink.js';
 import { TimelineStore, type TimelineEvent, type TimelineRecord, type TimelineStoreOptions } from './store.js';
+
+/** Merging waits while more than this share of the machine's CPU time is busy. */
+const busyShare = 0.5;
 
 /** What the child's store is made with (its clock, logger, sinks and pod lookups are the child's own). */
 export type TimelineProcessOptions = Omit<TimelineStoreOptions, 'clock' | 'logger' | 'sinks' | 'podsExisting' | 'writer'> & { file: string; sinks: boolean };
@@ -248,10 +255,12 @@ export async function servePodTimelines(port: TimelinePort, options: TimelinePro
     });
   const facts: PodFactsLookup = async (uids) => new Map(await ask<[string, PodFacts][]>({ op: 'askFacts', ask: ++nextAsk, uids }));
   const { sinks, ...storeOptions } = options;
+  const busy = cpuBusySampler();
   const store = new TimelineStore({
     ...storeOptions,
     clock,
     logger,
+    busy: () => busy() > busyShare,
     podsExisting: (uids) => ask<ReadonlySet<string>>({ op: 'askExisting', ask: ++nextAsk, uids }),
     sinks: sinks ? [{ stepsRecorded: (timeline, added) => port.postMessage({ op: 'sink', timeline, added } satisfies FromTimelines) }] : [],
   });

@@ -10,7 +10,7 @@ import type { TimelineStep, TimelineStepName } from '../../api/timeline/types.js
 import { StatusError } from '../../api/errors.js';
 import { FakeClock } from '../../util/clock.js';
 import { TimelineStore, type TimelineEvent, type TimelineStoreOptions } from './store.js';
-import { SqliteTimelineWriter, type TimelineCommit, type TimelineFileWriter } from './file.js';
+import { loadTimelineFile, SqliteTimelineWriter, type TimelineCommit, type TimelineFileWriter } from './file.js';
 import type { TimelineSink } from './sink.js';
 
 const clock0 = Date.UTC(2026, 0, 1);
@@ -287,7 +287,7 @@ describe('TimelineStore persistence', () => {
       const db = new Database(file, { readonly: true });
       const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
       db.close();
-      assert.deepEqual(tables, ['timeline_meta', 'timeline_record_steps', 'timeline_records'], 'the UID-keyed tables moved to numbered records');
+      assert.deepEqual(tables, ['timeline_intake', 'timeline_meta', 'timeline_record_steps', 'timeline_records'], 'the UID-keyed tables moved to numbered records');
       assert.deepEqual(first.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived']);
       assert.deepEqual(first.store.get('default', 'u2')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       first.store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }]);
@@ -363,6 +363,104 @@ describe('TimelineStore persistence', () => {
       const reopened = await storeWith({ file });
       assert.deepEqual(reopened.store.get('default', 'u1')!.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
       await reopened.store.stop();
+    });
+  });
+});
+
+describe('TimelineStore while the machine is busy', () => {
+  /** A store whose machine is busy while `machine.busy`, and the steps its sink was told of, as `uid:step`. */
+  async function busyStore(opts: Partial<TimelineStoreOptions> = {}) {
+    const machine = { busy: true };
+    const merged: string[] = [];
+    const sink: TimelineSink = { stepsRecorded: (t, added) => merged.push(...added.map((s) => `${t.pod.uid}:${s.step}`)) };
+    const { store, clock } = await storeWith({ busy: () => machine.busy, mergeCheckMs: 250, maxMergeDelayMs: 10_000, sinks: [sink], ...opts });
+    return { store, clock, machine, merged };
+  }
+
+  it('merges a batch once the machine is not busy, in the order batches came', async () => {
+    const { store, clock, machine, merged } = await busyStore();
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+    store.record([{ pod: pod('u1'), steps: [step('Persisted', 5)] }, { pod: pod('u2'), steps: [step('RequestReceived', 1)] }]);
+    await clock.advance(1000);
+    assert.deepEqual(merged, [], 'nothing merged while busy');
+    machine.busy = false;
+    await clock.advance(250);
+    assert.deepEqual(merged, ['u1:RequestReceived', 'u1:Persisted', 'u2:RequestReceived']);
+    await store.stop();
+  });
+
+  it('merges after the longest delay when the machine stays busy', async () => {
+    const { store, clock, merged } = await busyStore();
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+    await clock.advance(9750);
+    assert.deepEqual(merged, []);
+    await clock.advance(250);
+    assert.deepEqual(merged, ['u1:RequestReceived']);
+    await store.stop();
+  });
+
+  it('a read merges what waits first, and nothing waits while a watch is open', async () => {
+    const { store, clock, merged } = await busyStore();
+    store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(store.get('default', 'u1')?.steps.map((s) => s.step), ['RequestReceived']);
+    store.record([{ pod: pod('u2'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(store.list({ namespace: '' }).map((t) => t.metadata.name), ['u1', 'u2']);
+    store.record([{ pod: pod('u3'), steps: [step('RequestReceived', 0)] }]);
+    const events: string[] = [];
+    const cancel = store.watch({ namespace: '' }, store.resourceVersion, (e) => events.push(`${e.type} ${e.object.metadata.name}`));
+    assert.deepEqual(merged, ['u1:RequestReceived', 'u2:RequestReceived', 'u3:RequestReceived'], 'merged before the watch began');
+    store.record([{ pod: pod('u4'), steps: [step('RequestReceived', 0)] }]);
+    assert.deepEqual(events, ['ADDED u4'], 'a watcher hears of a batch at once');
+    cancel();
+    store.record([{ pod: pod('u5'), steps: [step('RequestReceived', 0)] }]);
+    await clock.advance(250);
+    assert.equal(merged.length, 4, 'waits again once no one watches');
+    await store.stop();
+    assert.equal(merged.length, 5, 'stop merges what waits');
+  });
+
+  it('keeps a waiting batch in the file: answered once written, merged after a crash, its row removed by the commit of its merge', async () => {
+    await withTimelineFile(async (file) => {
+      const rows = (table: string) => {
+        const db = new Database(file, { readonly: true });
+        try {
+          return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      };
+      let writer: SqliteTimelineWriter | undefined;
+      const { store, clock } = await busyStore({ file, commitDelayMs: 10, writer: (f) => (writer = new SqliteTimelineWriter(f)) });
+      store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0), step('Persisted', 5)] }]);
+      let answered = false;
+      const committed = store.committed().then(() => (answered = true));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(answered, false, 'not answered before it is written');
+      await clock.advance(10);
+      await committed;
+      assert.deepEqual([rows('timeline_intake'), rows('timeline_records')], [1, 0], 'the batch as it came, not merged');
+      // The process dies: its file closed as it was, without stop().
+      await writer!.close();
+
+      const restarted = await storeWith({ file, commitDelayMs: 10 });
+      assert.deepEqual(restarted.store.get('default', 'u1')?.steps.map((s) => s.step), ['RequestReceived', 'Persisted']);
+      await restarted.clock.advance(10);
+      await restarted.store.committed();
+      assert.deepEqual([rows('timeline_intake'), rows('timeline_records')], [0, 1], 'merged and written; its intake row gone');
+      await restarted.store.stop();
+    });
+  });
+
+  it('a batch merged before its row was written is not written as a row', async () => {
+    await withTimelineFile(async (file) => {
+      const { store, clock } = await busyStore({ file, commitDelayMs: 10 });
+      store.record([{ pod: pod('u1'), steps: [step('RequestReceived', 0)] }]);
+      assert.ok(store.get('default', 'u1'));
+      await clock.advance(10);
+      await store.committed();
+      const loaded = loadTimelineFile(file);
+      assert.deepEqual([loaded.intake.length, loaded.timelines.length], [0, 1]);
+      await store.stop();
     });
   });
 });

@@ -9,6 +9,10 @@
 // ADDED/MODIFIED/DELETED under the store's own resourceVersion counter, with a bounded history for
 // resuming (older: 410 Expired). A loop on the injected clock removes records past the retention
 // after their pod's deletion; a global cap evicts deleted pods' records first, then the oldest.
+// With `busy` (the timelines' process), a batch is not merged while the machine is busy: it is kept
+// as it came (in the file, one intake row per batch, so still answered once durable) and merged
+// when the CPUs have time, after `maxMergeDelayMs` at the latest, or before any read; while a watch
+// is open nothing waits. A burst of pods then pays for its timelines after it, not during it.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { expired, internalError } from '../../api/errors.js';
 import { microTime, rfc3339 } from '../../api/time.js';
@@ -67,6 +71,15 @@ export interface TimelineStoreOptions {
   commitDelayMs?: number;
   /** How often retention runs (default 60 s). */
   sweepIntervalMs?: number;
+  /**
+   * Whether the machine's CPUs were busy since the previous call: while they are, merging waits
+   * (absent: every batch is merged as it comes).
+   */
+  busy?: () => boolean;
+  /** How often a waiting merge asks `busy` (default 250 ms). */
+  mergeCheckMs?: number;
+  /** How long a batch waits at most for its merge while the machine stays busy (default 10 s). */
+  maxMergeDelayMs?: number;
   /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
   sinks?: readonly TimelineSink[];
   /**
@@ -115,6 +128,14 @@ export class TimelineStore implements Service {
   private readonly dirty = new Map<string, boolean>();
   private commitTimer?: Timer;
   private waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  /** Batches taken but not merged yet (only with `busy`), in arrival order, and since when the first waits. */
+  private intake: TimelineRecord[] = [];
+  private intakeSince = 0;
+  private mergeTimer?: Timer;
+  /** The intake's batches not in the file yet, as their rows (JSON). */
+  private intakeRows: string[] = [];
+  /** The file holds intake rows that are merged now: the next commit removes them. */
+  private clearIntake = false;
   private readonly retentionMs: number;
   private readonly maxPods: number;
   private readonly maxSteps: number;
@@ -134,7 +155,7 @@ export class TimelineStore implements Service {
   async start(): Promise<void> {
     if (!this.enabled) return;
     if (this.opts.file) {
-      const { timelines: loaded, resourceVersion } = loadTimelineFile(this.opts.file);
+      const { timelines: loaded, resourceVersion, intake } = loadTimelineFile(this.opts.file);
       // Heads keep the resourceVersion of their last change of substance; the file keeps the store's
       // (a file from before it did: its highest head's).
       this.rv = resourceVersion;
@@ -146,6 +167,11 @@ export class TimelineStore implements Service {
       }
       this.writer = this.opts.writer ? this.opts.writer(this.opts.file) : new SqliteTimelineWriter(this.opts.file);
       if (loaded.length) this.opts.logger.info({ pods: loaded.length, file: this.opts.file }, 'pod timelines loaded');
+      // Batches answered but not merged when the last process ended: merged now, their rows removed with that commit.
+      if (intake.length) {
+        this.clearIntake = true;
+        this.merge(intake.flat());
+      }
     }
     this.sweeper = every(this.opts.clock, this.opts.sweepIntervalMs ?? 60_000, () => this.sweep());
   }
@@ -153,40 +179,84 @@ export class TimelineStore implements Service {
   async stop(): Promise<void> {
     this.sweeper?.cancel();
     for (const w of this.watchers) this.watchers.delete(w);
+    this.mergeIntake();
     this.commit();
     await this.inFlight;
     await this.writer?.close();
     this.writer = undefined;
   }
 
-  /** The store's resourceVersion: the last change's. */
+  /** The store's resourceVersion: the last change's (reads merge what waits first, as they all do). */
   get resourceVersion(): number {
+    this.mergeIntake();
     return this.rv;
   }
 
   get size(): number {
+    this.mergeIntake();
     return this.timelines.size;
   }
 
   get(namespace: string, uid: string): PodTimeline | undefined {
+    this.mergeIntake();
     const t = this.timelines.get(uid);
     return t && t.metadata.namespace === namespace ? t : undefined;
   }
 
   /** Sorted by namespace, then name (the pod UID), as a stored list is. */
   list(filter: TimelineFilter): PodTimeline[] {
+    this.mergeIntake();
     const out = [...this.timelines.values()].filter((t) => selected(filter, t));
     return out.sort((a, b) => compareKeys(a, b));
   }
 
   /** The pod's node as the kept record names it (a node may record for pods it ran after they are gone). */
   nodeOf(uid: string): string | undefined {
+    this.mergeIntake();
     return this.timelines.get(uid)?.pod.nodeName;
   }
 
-  /** Merges one batch's records: one transaction, then the watchers and sinks. */
+  /**
+   * Takes one batch's records: merged now, or, with `busy`, kept (and written) as they came until
+   * the machine has time; committed() covers them either way.
+   */
   record(records: readonly TimelineRecord[]): void {
     if (!this.enabled || records.length === 0) return;
+    // A watcher sees steps as they come: nothing waits while one is open.
+    if (!this.opts.busy || this.watchers.size) return this.merge(records);
+    if (this.intake.length === 0) {
+      this.intakeSince = this.opts.clock.now();
+      // A fresh window: what the machine did before this batch came says nothing about now.
+      this.opts.busy();
+      this.mergeTimer ??= every(this.opts.clock, this.opts.mergeCheckMs ?? 250, () => this.mergeWhenIdle());
+    }
+    this.intake.push(...records);
+    if (this.writer) {
+      this.intakeRows.push(JSON.stringify(records));
+      this.scheduleCommit();
+    }
+  }
+
+  /** Merges the intake once the machine is not busy, or once its first batch waited long enough. */
+  private mergeWhenIdle(): void {
+    if (this.opts.clock.now() - this.intakeSince >= (this.opts.maxMergeDelayMs ?? 10_000) || !this.opts.busy!()) this.mergeIntake();
+  }
+
+  /** Merges every batch waiting, in the order they came. */
+  private mergeIntake(): void {
+    this.mergeTimer?.cancel();
+    this.mergeTimer = undefined;
+    if (this.intake.length === 0) return;
+    const records = this.intake;
+    this.intake = [];
+    // Rows not written yet are not needed any more; rows written go with the merge's commit.
+    this.intakeRows = [];
+    if (this.writer) this.clearIntake = true;
+    this.merge(records);
+  }
+
+  /** Merges records: one transaction, then the watchers and sinks. */
+  private merge(records: readonly TimelineRecord[]): void {
     const now = this.opts.clock.now();
     const changed: { event: TimelineEvent; added: TimelineStep[] }[] = [];
     for (const rec of records) {
@@ -240,6 +310,7 @@ export class TimelineStore implements Service {
    * ones; throws 410 Expired when the history no longer reaches back that far.
    */
   watch(filter: TimelineFilter, resourceVersion: number | undefined, send: (e: TimelineEvent) => void): () => void {
+    this.mergeIntake();
     if (resourceVersion) {
       const oldest = this.history[0]?.resourceVersion ?? this.rv + 1;
       if (resourceVersion < oldest - 1 && resourceVersion < this.rv) throw expired(`too old resource version: ${resourceVersion} (${oldest - 1})`);
@@ -252,7 +323,7 @@ export class TimelineStore implements Service {
     return () => this.watchers.delete(watcher);
   }
 
-  /** Removes records past the retention after their pod's deletion; then asks which quiet records' pods are gone. */
+  /** Removes records past the retention after their pod's deletion; then asks which quiet records' pods are gone (the intake waits). */
   sweep(): void {
     const now = this.opts.clock.now();
     const cutoff = now - this.retentionMs;
@@ -338,7 +409,7 @@ export class TimelineStore implements Service {
     const waiters = this.waiters;
     this.waiters = [];
     const writer = this.writer;
-    if (!writer || this.dirty.size === 0) {
+    if (!writer || (this.dirty.size === 0 && this.intakeRows.length === 0 && !this.clearIntake)) {
       void this.inFlight.then(() => waiters.forEach((w) => w.resolve()));
       return;
     }
@@ -366,10 +437,17 @@ export class TimelineStore implements Service {
       writes.push(write);
     }
     this.dirty.clear();
-    this.inFlight = writer.write({ resourceVersion: this.rv, writes }).then(
+    const intake = this.intakeRows;
+    const clearIntake = this.clearIntake;
+    this.intakeRows = [];
+    this.clearIntake = false;
+    this.inFlight = writer.write({ resourceVersion: this.rv, writes, ...(clearIntake ? { clearIntake } : {}), ...(intake.length ? { intake } : {}) }).then(
       () => waiters.forEach((w) => w.resolve()),
       (err: unknown) => {
         this.opts.logger.error({ err }, 'writing pod timelines failed');
+        // Rows of batches still waiting are written again; a merge since (it sets clearIntake) made them unneeded.
+        if (!this.clearIntake) this.intakeRows.unshift(...intake);
+        if (clearIntake) this.clearIntake = true;
         for (const w of writes) {
           this.unwritten.set(w.uid, true);
           if (!this.dirty.has(w.uid)) this.dirty.set(w.uid, !w.removed);

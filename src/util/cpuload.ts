@@ -1,0 +1,35 @@
+// How busy the machine's CPUs were between two looks: the share of all CPUs' time, over every CPU,
+// that was not idle (from the kernel's per-CPU counters, /proc/stat on Linux, as os.cpus() reads
+// them). For work that can wait until the machine has time for it.
+import { cpus } from 'node:os';
+
+/** Cumulative CPU times, summed over every CPU, in any one unit. */
+export interface CpuTimes {
+  idle: number;
+  total: number;
+}
+
+export function machineCpuTimes(): CpuTimes {
+  let idle = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    idle += times.idle;
+    total += times.idle + times.user + times.nice + times.sys + times.irq;
+  }
+  return { idle, total };
+}
+
+/**
+ * A sampler: each call answers the busy share (0–1) since the previous call (the first: since the
+ * sampler was made); 0 when no time passed.
+ */
+export function cpuBusySampler(read: () => CpuTimes = machineCpuTimes): () => number {
+  let last = read();
+  return () => {
+    const now = read();
+    const total = now.total - last.total;
+    const idle = now.idle - last.idle;
+    last = now;
+    return total > 0 ? Math.min(1, Math.max(0, 1 - idle / total)) : 0;
+  };
+}
