@@ -78,7 +78,7 @@ export interface TimelineStoreOptions {
   busy?: () => boolean;
   /** How often a waiting merge asks `busy` (default 250 ms). */
   mergeCheckMs?: number;
-  /** How long a batch waits at most for its merge while the machine stays busy (default 10 s). */
+  /** How long a batch waits at most for its merge while the machine stays busy (default 30 s; a read or an open watch never waits). */
   maxMergeDelayMs?: number;
   /** Told about every merge (the OTLP exporter is one; server.ts fills this). */
   sinks?: readonly TimelineSink[];
@@ -239,7 +239,7 @@ export class TimelineStore implements Service {
 
   /** Merges the intake once the machine is not busy, or once its first batch waited long enough. */
   private mergeWhenIdle(): void {
-    if (this.opts.clock.now() - this.intakeSince >= (this.opts.maxMergeDelayMs ?? 10_000) || !this.opts.busy!()) this.mergeIntake();
+    if (this.opts.clock.now() - this.intakeSince >= (this.opts.maxMergeDelayMs ?? 30_000) || !this.opts.busy!()) this.mergeIntake();
   }
 
   /** Merges every batch waiting, in the order they came. */
