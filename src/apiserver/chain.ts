@@ -120,7 +120,7 @@ function podTimelineFilter(clock: Clock, queue: PodStepQueue): Filter {
     try {
       await next(ctx);
     } finally {
-      queue.push(trace.records());
+      queue.push(trace.notes);
     }
   };
 }

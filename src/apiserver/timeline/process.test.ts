@@ -106,24 +106,24 @@ describe('pod timelines across a message port (as in their process)', () => {
       'the initial state arrives before the watch is answered',
     );
     const next = new Promise<void>((resolve) => (seen = resolve));
-    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('RequestReceived', 0)] }]);
+    timelines.record([{ kind: 'created', pod: { namespace: 'default', name: 'web', uid: 'u-web' }, received: t0, user: 'alice', groups: [], admission: { plugins: [], mutating: 0, micros: [], mutated: [] }, persisted: t0 + 50, resourceVersion: '7' }]);
     await next;
     const modified = events[1]!;
     assert.equal(modified.type, 'MODIFIED');
     assert.deepEqual(
       (modified.object as PodTimeline).steps.map((s) => s.step),
-      ['RequestReceived', 'SandboxCreated', 'Ready'],
+      ['RequestReceived', 'Persisted', 'SandboxCreated', 'Ready'],
     );
     cancel();
-    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('ContainersReady', 800)] }]);
-    assert.equal((await timelines.get('default', 'u-web'))?.steps.length, 4);
+    timelines.record([{ kind: 'deleteRequested', pod: { namespace: 'default', name: 'web', uid: 'u-web' }, at: t0 + 800, user: 'alice', gracePeriodSeconds: 30 }]);
+    assert.equal((await timelines.get('default', 'u-web'))?.steps.length, 5);
     assert.equal(events.length, 2, 'a cancelled watch hears nothing more');
 
     await assert.rejects(timelines.watch({ namespace: '' }, -5, () => {}), { name: 'StatusError', code: 410 });
   });
 
   it('stops: what was recorded is in the file, and later calls fail as the server would answer them', async () => {
-    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('Deleted', 5000)] }]);
+    timelines.record([{ kind: 'deleted', pod: { namespace: 'default', name: 'web', uid: 'u-web' }, at: t0 + 5000 }]);
     await timelines.stop();
     const [loaded] = loadTimelineFile(file).timelines;
     assert.equal(loaded?.timeline.steps.at(-1)?.step, 'Deleted');
@@ -181,7 +181,7 @@ describe('pod timelines in their own process', () => {
   it('stops its store when its server goes without stopping it: what was recorded reaches the file', async () => {
     const file = join(dir, 'orphaned.db');
     const { child, timelines } = start(file, { commitDelayMs: 600_000 });
-    timelines.record([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('Deleted', 5000)] }]);
+    timelines.record([{ kind: 'deleted', pod: { namespace: 'default', name: 'web', uid: 'u-web' }, at: t0 + 5000 }]);
     assert.equal((await timelines.get('default', 'u-web'))?.deletedAt, microTime(t0 + 5000), 'merged in memory');
     assert.deepEqual(loadTimelineFile(file).timelines, [], 'not yet written: the commit waits 10 minutes');
     await child.end();

@@ -17,7 +17,8 @@ import { cpuBusySampler } from '../../util/cpuload.js';
 import type { Logger } from '../../util/log.js';
 import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodFacts, type PodFactsLookup, type PodsByUid, type PodTimelines, type TimelineQuery } from './service.js';
 import type { TimelineSink } from './sink.js';
-import { TimelineStore, type TimelineEvent, type TimelineRecord, type TimelineStoreOptions } from './store.js';
+import { TimelineStore, type TimelineEvent, type TimelineStoreOptions } from './store.js';
+import type { PodRequestNote } from './trace.js';
 
 /** Merging waits while more than this share of the machine's CPU time is busy. */
 const busyShare = 0.5;
@@ -37,9 +38,9 @@ type Call =
 /** The API server to the child. */
 export type ToTimelines =
   | ({ id: number } & Call)
-  | { op: 'record'; records: readonly TimelineRecord[] }
+  | { op: 'record'; notes: readonly PodRequestNote[] }
   | { op: 'unwatch'; watch: number }
-  | { op: 'facts'; ask: number; facts: [string, PodFacts][] }
+  | { op: 'facts'; ask: number; facts: string[] }
   | { op: 'existing'; ask: number; uids: ReadonlySet<string> };
 
 /** The child to the API server. */
@@ -103,8 +104,8 @@ export class ProcessPodTimelines implements PodTimelines {
     return this.call({ op: 'ingest', body, contentType, node }) as Promise<string[]>;
   }
 
-  record(records: readonly TimelineRecord[]): void {
-    if (!this.failed) this.port.postMessage({ op: 'record', records } satisfies ToTimelines);
+  record(notes: readonly PodRequestNote[]): void {
+    if (!this.failed) this.port.postMessage({ op: 'record', notes } satisfies ToTimelines);
   }
 
   async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {
@@ -155,7 +156,7 @@ export class ProcessPodTimelines implements PodTimelines {
         this.watches.get(m.watch)?.(m.event);
         return;
       case 'askFacts':
-        this.port.postMessage({ op: 'facts', ask: m.ask, facts: [...podFactsIn(this.opts.pods, m.uids)] } satisfies ToTimelines);
+        this.port.postMessage({ op: 'facts', ask: m.ask, facts: flatFacts(podFactsIn(this.opts.pods, m.uids)) } satisfies ToTimelines);
         return;
       case 'askExisting':
         this.port.postMessage({ op: 'existing', ask: m.ask, uids: existingPodsIn(this.opts.pods, m.uids) } satisfies ToTimelines);
@@ -174,6 +175,25 @@ export class ProcessPodTimelines implements PodTimelines {
         return;
     }
   }
+}
+
+/**
+ * Pod facts as they cross: six strings a pod (UID, namespace, name, node, owner kind, owner name; ""
+ * for none), as the serializer's cost goes by the objects it walks.
+ */
+function flatFacts(facts: ReadonlyMap<string, PodFacts>): string[] {
+  const flat: string[] = [];
+  for (const [uid, f] of facts) flat.push(uid, f.namespace, f.name, f.nodeName ?? '', f.owner?.kind ?? '', f.owner?.name ?? '');
+  return flat;
+}
+
+function unflatFacts(flat: readonly string[]): Map<string, PodFacts> {
+  const facts = new Map<string, PodFacts>();
+  for (let i = 0; i + 6 <= flat.length; i += 6) {
+    const [uid, namespace, name, nodeName, ownerKind, ownerName] = flat.slice(i, i + 6) as [string, string, string, string, string, string];
+    facts.set(uid, { namespace, name, ...(nodeName ? { nodeName } : {}), ...(ownerKind ? { owner: { kind: ownerKind, name: ownerName } } : {}) });
+  }
+  return facts;
 }
 
 /** The running child: its end of the conversation, and how to end it. */
@@ -253,7 +273,7 @@ export async function servePodTimelines(port: TimelinePort, options: TimelinePro
       asked.set(message.ask, resolve as (answer: unknown) => void);
       port.postMessage(message);
     });
-  const facts: PodFactsLookup = async (uids) => new Map(await ask<[string, PodFacts][]>({ op: 'askFacts', ask: ++nextAsk, uids }));
+  const facts: PodFactsLookup = async (uids) => unflatFacts(await ask<string[]>({ op: 'askFacts', ask: ++nextAsk, uids }));
   const { sinks, ...storeOptions } = options;
   const busy = cpuBusySampler();
   const store = new TimelineStore({
@@ -289,7 +309,7 @@ export async function servePodTimelines(port: TimelinePort, options: TimelinePro
     const m = message as ToTimelines;
     switch (m.op) {
       case 'record':
-        return timelines.record(m.records);
+        return timelines.record(m.notes);
       case 'unwatch':
         watches.get(m.watch)?.();
         watches.delete(m.watch);

@@ -10,7 +10,8 @@ import type { Service } from '../../util/lifecycle.js';
 import { checkTypeMeta, decodeObjectBody } from '../http/body.js';
 import { decodeStepBatch } from './decode.js';
 import type { PodIndex } from './podindex.js';
-import { podFacts, type TimelineEvent, type TimelineFilter, type TimelineRecord, type TimelineStore } from './store.js';
+import { withPodFacts, type TimelineEvent, type TimelineFilter, type TimelineRecord, type TimelineStore } from './store.js';
+import { noteRecord, type PodRequestNote } from './trace.js';
 
 const batchKind = timelineResources.find((r) => r.resource === 'podtimelinestepbatches')!.kind;
 
@@ -32,7 +33,7 @@ export function podFactsIn(pods: PodsByUid, uids: readonly string[]): Map<string
   const known = new Map<string, PodFacts>();
   for (const uid of uids) {
     const pod = pods.get(uid);
-    if (pod) known.set(uid, { namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', ...podFacts(pod) });
+    if (pod) known.set(uid, withPodFacts({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' }, pod));
   }
   return known;
 }
@@ -53,8 +54,8 @@ export interface PodTimelines extends Service {
    * steps were refused (a node may record steps only for pods bound to it). Throws the Status to answer.
    */
   ingest(body: Uint8Array, contentType: string | undefined, node: string | undefined): Promise<string[]>;
-  /** The API server's own steps. */
-  record(records: readonly TimelineRecord[]): void;
+  /** The API server's own steps, as its requests and its pods watch noted them. */
+  record(notes: readonly PodRequestNote[]): void;
   get(namespace: string, uid: string): Promise<PodTimeline | undefined>;
   /** Sorted by namespace, then name, with the store's resourceVersion. */
   list(query: TimelineQuery): Promise<{ items: PodTimeline[]; resourceVersion: number }>;
@@ -141,8 +142,8 @@ export class LocalPodTimelines implements PodTimelines {
     return refused;
   }
 
-  record(records: readonly TimelineRecord[]): void {
-    this.store.record(records);
+  record(notes: readonly PodRequestNote[]): void {
+    this.store.record(notes.map(noteRecord));
   }
 
   async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {
