@@ -28,7 +28,7 @@ import type { Service as LifecycleService } from '../util/lifecycle.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile, inTreeRegistry } from './registry.js';
 import { podRef } from '../api/pod/reference.js';
 import type { SchedulingAttemptSummary, TimelineStep } from '../api/timeline/types.js';
-import { noTimeline, stepTime, type TimelineRecorder } from '../client/timeline/recorder.js';
+import { stepTime, type TimelineRecorder } from '../client/timeline/recorder.js';
 import { SchedulerMetrics } from './metrics.js';
 import { rejectionSummary, topScores } from './timeline.js';
 
@@ -89,7 +89,8 @@ export class Scheduler implements LifecycleService {
   private readonly client: SchedulerClient;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly timeline: TimelineRecorder;
+  /** Absent: no steps, and no attempt summaries worked out. */
+  private readonly timeline?: TimelineRecorder;
   /** One per profile: events name the profile's scheduler as their reportingController. */
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly podInformer: SharedInformer<Pod>;
@@ -110,7 +111,7 @@ export class Scheduler implements LifecycleService {
     this.client = opts.client instanceof Client ? schedulerClientFrom(opts.client) : opts.client;
     this.clock = opts.clock ?? realClock;
     this.logger = opts.logger;
-    this.timeline = opts.timeline ?? noTimeline;
+    this.timeline = opts.timeline;
     this.percentageOfNodesToScore = opts.percentageOfNodesToScore ?? 0;
     this.cache = new Cache({ clock: this.clock, assumedPodTTLMs: opts.assumedPodTTLMs });
     // The queue's nominator is needed by the frameworks, and the queue needs their plugins: the
@@ -316,12 +317,8 @@ export class Scheduler implements LifecycleService {
     if (feasible.length === 0) throw new FitError(all.length, diagnosis);
     const evaluatedNodes = feasible.length + diagnosis.nodeToStatus.size;
     // Only the nodes filtered count as rejected: the search may stop before the others.
-    const summary: SchedulingAttemptSummary = {
-      result: 'Scheduled',
-      nodes: all.length,
-      feasible: feasible.length,
-      ...rejectionSummary(diagnosis, diagnosis.nodeToStatus.size),
-    };
+    const summary: SchedulingAttemptSummary = { result: 'Scheduled', nodes: all.length, feasible: feasible.length, plugins: [] };
+    if (this.timeline) Object.assign(summary, rejectionSummary(diagnosis, diagnosis.nodeToStatus.size));
     if (feasible.length === 1) return { host: (summary.node = feasible[0]!.name), evaluatedNodes, feasibleNodes: 1, summary };
     const { host, top } = this.prioritizeAndSelect(fwk, state, pod, feasible);
     summary.node = host;
@@ -409,7 +406,7 @@ export class Scheduler implements LifecycleService {
         ties = 1;
       } else if (totals[i] === totals[best] && Math.random() * ++ties < 1) best = i;
     }
-    if (scored) top = topScores(nodes, totals, scored, best);
+    if (scored && this.timeline) top = topScores(nodes, totals, scored, best);
     return { host: nodes[best]!.name, top };
   }
 
@@ -594,8 +591,12 @@ export class Scheduler implements LifecycleService {
 
   /** Records a step of the pod under its profile's scheduler name. */
   private recordStep(pod: Pod, step: Omit<TimelineStep, 'component'>): void {
+    if (!this.timeline) return;
     const { namespace = '', name = '', uid = '' } = pod.metadata ?? {};
-    this.timeline.record({ namespace, name, uid }, { ...step, component: pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME });
+    // The caller's literal gets its component: spreading every step into a new object cost more than recording it.
+    const recorded = step as TimelineStep;
+    recorded.component = pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME;
+    this.timeline.record({ namespace, name, uid }, recorded);
   }
 
   private track(p: Promise<void>): void {

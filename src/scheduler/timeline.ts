@@ -10,6 +10,8 @@ export const MAX_TOP_SCORES = 5;
 
 /** The per-plugin histogram and the first rejected nodes of a cycle's diagnosis. */
 export function rejectionSummary(diagnosis: Diagnosis, numAllNodes: number): Pick<SchedulingAttemptSummary, 'plugins' | 'rejectedNodes'> {
+  // Most cycles reject no node: nothing to count.
+  if (diagnosis.nodeToStatus.size === 0 && numAllNodes === 0) return { plugins: [] };
   const byPlugin = new Map<string, SchedulingAttemptSummary['plugins'][number]>();
   for (const { plugin, reason, count } of diagnosis.rejections(numAllNodes)) {
     let p = byPlugin.get(plugin);

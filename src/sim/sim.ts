@@ -23,7 +23,7 @@ import { MAX_NODES, PodIPAM, podFunctions } from './runtime.js';
 import { compileStages, defaultStageSpecs, loadStageSpecs, type SimResource, type Stage } from './stage.js';
 import { compileTemplate } from './template.js';
 import defaultNodeTemplate from './node-template.json' with { type: 'json' };
-import { BatchingTimelineRecorder, noTimeline, type TimelineRecorder } from '../client/timeline/recorder.js';
+import { BatchingTimelineRecorder, type TimelineRecorder } from '../client/timeline/recorder.js';
 import { kubeletSteps } from './timeline.js';
 
 /** Everything the simulator asks of the API server; clientApi() maps it onto the typed client. */
@@ -123,7 +123,7 @@ export function startSim(opts: StartSimOptions): SimHandle {
   if (!Number.isInteger(firstNode) || firstNode < 0 || firstNode + opts.nodes > MAX_NODES) throw new Error(`--first-node must be an integer from 0 to ${MAX_NODES - opts.nodes}`);
   const clock = opts.clock ?? realClock;
   const { api, logger } = opts;
-  const timeline = opts.timeline ?? noTimeline;
+  const { timeline } = opts;
   const stages = compileStages(opts.stages ? loadStageSpecs(opts.stages) : defaultStageSpecs);
   const limiter = new Limiter(opts.maxInFlight ?? 64);
   const limited =
@@ -174,8 +174,11 @@ export function startSim(opts: StartSimOptions): SimHandle {
     // The UID makes the patch a precondition: a pod recreated under the same name is not touched.
     patchStatus: limited(async (pod: Pod, status: unknown) => {
       const written = await api.patchPodStatus(pod.metadata!.namespace!, pod.metadata!.name!, { metadata: { uid: pod.metadata?.uid }, status });
-      const { namespace = '', name = '', uid = '' } = written.metadata ?? {};
-      for (const step of kubeletSteps(pod.spec?.nodeName ?? '', pod, written, clock.now())) timeline.record({ namespace, name, uid }, step);
+      // Off, the steps are not even worked out.
+      if (timeline) {
+        const { namespace = '', name = '', uid = '' } = written.metadata ?? {};
+        for (const step of kubeletSteps(pod.spec?.nodeName ?? '', pod, written, clock.now())) timeline.record({ namespace, name, uid }, step);
+      }
       return written;
     }),
     delete: limited((pod: Pod) => api.deletePod(pod.metadata!.namespace!, pod.metadata!.name!, pod.metadata?.uid)),
