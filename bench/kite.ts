@@ -14,6 +14,8 @@ const kiteBin = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url
 export interface Proc {
   proc: ChildProcess;
   stop(): Promise<void>;
+  /** The last of what it wrote to stderr (its log at KITE_LOG_LEVEL, warn unless set). */
+  stderr(): string;
 }
 
 export function spawnKite(argv: string[], ready: RegExp, nodeArgs: string[] = []): Promise<Proc & { match: RegExpExecArray }> {
@@ -32,7 +34,7 @@ export function spawnKite(argv: string[], ready: RegExp, nodeArgs: string[] = []
       out = lines.pop()!;
       for (const line of lines) {
         const m = ready.exec(line);
-        if (m) resolve({ proc, match: m, stop: async () => (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGTERM'), await exited) });
+        if (m) resolve({ proc, match: m, stderr: () => stderr, stop: async () => (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGTERM'), await exited) });
       }
     });
     proc.once('exit', (code) => reject(new Error(`kite ${argv[0]} exited with ${code}:\n${stderr.slice(-4000)}`)));

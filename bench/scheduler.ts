@@ -324,6 +324,10 @@ async function runCluster(nodes: number, timeline: 'on' | 'off'): Promise<Result
         }
         await sleep(1000);
       }
+      // A round whose timelines never caught up: what the processes logged, to tell why.
+      if (Number.isNaN(timelineCompleteS)) {
+        console.error(`timelines incomplete after 2 minutes (${nodes} nodes); server log tail:\n${server.stderr().slice(-4000)}\nsim log tail:\n${sim.stderr().slice(-4000)}`);
+      }
     }
     clearInterval(sampler);
     const serverRssEnd = rssMiB(server.proc.pid);
