@@ -3,6 +3,7 @@
 // (watch events as JSON lines, logs as text), all abortable with an AbortSignal.
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { Readable } from 'node:stream';
 import type { Status } from '../api/meta.js';
 import { StatusError, type StatusReason } from '../api/errors.js';
@@ -176,8 +177,12 @@ class HttpRoundTripper implements RoundTripper {
   private readonly streamAgent: http.Agent;
   private readonly url: URL;
 
+  /** Made once: each new connection would parse the CA, certificate and key again. */
+  private readonly secureContext?: tls.SecureContext;
+
   constructor(private readonly config: RestConfig) {
     this.url = new URL(config.server);
+    if (this.url.protocol === 'https:') this.secureContext = tls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key });
     this.agent = this.newAgent(config.maxConnections ?? defaultMaxConnections);
     this.streamAgent = this.newAgent(Infinity);
   }
@@ -185,7 +190,7 @@ class HttpRoundTripper implements RoundTripper {
   private newAgent(maxSockets: number): http.Agent {
     const c = this.config;
     return this.url.protocol === 'https:'
-      ? new OneServerAgent({ keepAlive: true, maxSockets, ca: c.ca, cert: c.cert, key: c.key, rejectUnauthorized: !c.insecureSkipTLSVerify })
+      ? new OneServerAgent({ keepAlive: true, maxSockets, secureContext: this.secureContext, rejectUnauthorized: !c.insecureSkipTLSVerify })
       : new http.Agent({ keepAlive: true, maxSockets });
   }
 
