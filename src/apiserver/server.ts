@@ -48,10 +48,8 @@ import type { TimelineSink } from './timeline/sink.js';
 import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodTimelines } from './timeline/service.js';
 import { ProcessPodTimelines, startTimelineProcess, type TimelineProcess } from './timeline/process.js';
 import { OtlpTimelineSink } from './timeline/otel/exporter.js';
-import { batchAwaitsContinue, timelineGroupVersion } from './timeline/api.js';
+import { timelineGroupVersion } from './timeline/api.js';
 import { PodStepQueue } from './timeline/trace.js';
-import { IntakeThrottle } from './timeline/throttle.js';
-import { eventLoopBusySampler } from '../util/cpuload.js';
 import { PodIndex } from './timeline/podindex.js';
 import { audienceAgnostic } from './reviews/authentication.js';
 import { writeKubeconfig } from '../client/kubeconfig-write.js';
@@ -141,8 +139,6 @@ export interface ApiServerOptions {
   podTimeline?: { enabled?: boolean; retentionMs?: number; maxPods?: number };
   /** --otlp-endpoint: the OTLP/HTTP traces endpoint the pod timelines are exported to (unset: none). */
   otlpEndpoint?: string;
-  /** When the timelines' intake waits (default: while this thread's event loop is saturated). */
-  timelineIntake?: Pick<IntakeThrottle, 'defer'>;
   clock?: Clock;
   logger: Logger;
 }
@@ -203,8 +199,6 @@ export class ApiServer implements Service {
   private timelineProcess?: TimelineProcess;
   /** The API server's own pod steps on their way into the timeline (absent when it is off). */
   private podSteps?: PodStepQueue;
-  /** When the timelines' intake waits (the event loop is saturated). */
-  private timelineIntake?: Pick<IntakeThrottle, 'defer'>;
   private readonly timelinePods = new PodIndex();
   private stopTimelinePods?: () => void;
   private otlpSink?: OtlpTimelineSink;
@@ -252,9 +246,7 @@ export class ApiServer implements Service {
     this.eventSweeper.start();
     this.timelines = await this.startTimelines(join(dataDir, 'timeline.db'), logger);
     if (this.timelines.enabled) {
-      const timelines = this.timelines;
-      this.timelineIntake = this.opts.timelineIntake ?? new IntakeThrottle({ clock: this.clock, loopBusy: eventLoopBusySampler(), watching: () => timelines.watching });
-      this.podSteps = new PodStepQueue(this.timelines, this.clock, this.timelineIntake);
+      this.podSteps = new PodStepQueue(this.timelines, this.clock);
       const steps = this.podSteps;
       this.stopTimelinePods = await this.timelinePods.watch(this.registries, logger, (pod) => steps.deleted(pod, this.clock.now()));
     }
@@ -318,7 +310,7 @@ export class ApiServer implements Service {
     });
     for (const gv of storageGroupVersions({ registries: this.registries, clock: this.clock, kubelet: this.kubeletClient, tokens: issuer })) router.register(gv);
     router.register(metricsGroupVersion(this.metricsApi));
-    router.register(timelineGroupVersion({ timelines: this.timelines, clock: this.clock, intake: this.timelineIntake }));
+    router.register(timelineGroupVersion({ timelines: this.timelines, clock: this.clock }));
     // TokenReview asks the bearer-token authenticators (a client certificate is no token).
     const tokenAuthenticator = audienceAgnostic(new UnionAuthenticator(tokens), issuer.apiAudiences);
     for (const gv of reviewGroupVersions({ authorizer: this.authorizer, ruleResolver: this.escalation.rbac, tokenAuthenticator, apiAudiences: issuer.apiAudiences, clock: this.clock })) router.register(gv);
@@ -421,7 +413,6 @@ export class ApiServer implements Service {
       { ...servingTlsOptions(this.pki), handshakeTimeout: 32_000, connectionsCheckingInterval: Math.min(30_000, Math.max(100, headerTimeout / 4)) },
       (req, res) => void this.handle(req, res),
     );
-    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => this.checkContinue(req, res, () => void this.handle(req, res)));
     // Node hands upgrades (exec, attach, port-forward) to this listener instead of the handler.
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.handleUpgrade(req, socket, head));
     server.headersTimeout = headerTimeout;
@@ -461,7 +452,6 @@ export class ApiServer implements Service {
   private async startLoopback(): Promise<void> {
     const authenticator = new RequestAuthenticator([new TokenFileAuthenticator(this.loopbackTokens)]);
     const loopback = createHttpServer((req, res) => void this.handle(req, res, undefined, authenticator));
-    loopback.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => this.checkContinue(req, res, () => void this.handle(req, res, undefined, authenticator)));
     loopback.requestTimeout = 0;
     loopback.keepAliveTimeout = this.server.keepAliveTimeout;
     await new Promise<void>((resolve, reject) => {
@@ -469,16 +459,6 @@ export class ApiServer implements Service {
       loopback.listen({ path: this.loopbackSocket }, () => resolve());
     });
     this.loopback = loopback;
-  }
-
-  /**
-   * A request with `Expect: 100-continue`: a step batch's handler says whether it wants the body (the
-   * timeline intake may turn it away unread); every other request is asked for it at once, as Node
-   * does when no one listens for this.
-   */
-  private checkContinue(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
-    if (!batchAwaitsContinue(req.method, req.url)) res.writeContinue();
-    handle();
   }
 
   /** The built-in components run in this process but reach the API like any client, each with its own identity. */

@@ -34,11 +34,7 @@ export interface RequestOptions {
   /** Absolute API path, e.g. /api/v1/namespaces/default/pods. */
   path: string;
   query?: Query;
-  /**
-   * Sent as is when a string or Buffer, otherwise as JSON. A function is asked for the body only once
-   * the server wants it (`Expect: 100-continue`): a server that turns the request away first never
-   * gets it, and nothing is serialized.
-   */
+  /** Sent as is when a string or Buffer, otherwise as JSON. */
   body?: unknown;
   contentType?: string;
   /** The Accept header (default application/json), e.g. to ask for PartialObjectMetadata. */
@@ -127,8 +123,6 @@ async function readBody(res: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const serialized = (body: unknown): string | Buffer => (typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
-
 const isAbort = (err: unknown, signal?: AbortSignal) => signal?.aborted === true || (err as Error)?.name === 'AbortError';
 
 /**
@@ -142,9 +136,6 @@ class OneServerAgent extends https.Agent {
   }
 }
 
-/** How long a request waits for `100 Continue` before it sends its body anyway. */
-const expectContinueTimeoutMs = 1000;
-
 /** Connections for ordinary requests; beyond it requests wait for a free one, as on one HTTP/2 connection. */
 export const defaultMaxConnections = 32;
 
@@ -153,8 +144,7 @@ export interface HttpRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
-  /** A function: the body once the server asks for it (HTTPS sends `Expect: 100-continue` first). */
-  body?: string | Buffer | (() => string | Buffer);
+  body?: string | Buffer;
   signal?: AbortSignal;
   streaming: boolean;
 }
@@ -197,10 +187,7 @@ class HttpRoundTripper implements RoundTripper {
   roundTrip(r: HttpRequest): Promise<HttpResponse> {
     const mod = this.url.protocol === 'https:' ? https : http;
     const basePath = this.url.pathname.replace(/\/$/, '');
-    const body = r.body;
-    const asksFirst = typeof body === 'function';
     return new Promise((resolve, reject) => {
-      let sent = !asksFirst;
       const req = mod.request(
         {
           protocol: this.url.protocol,
@@ -209,32 +196,14 @@ class HttpRoundTripper implements RoundTripper {
             : { hostname: this.url.hostname.replace(/^\[|\]$/g, ''), port: this.url.port }),
           method: r.method,
           path: basePath + r.path,
-          headers: asksFirst ? { ...r.headers, Expect: '100-continue' } : r.headers,
+          headers: r.headers,
           agent: r.streaming ? this.streamAgent : this.agent,
           signal: r.signal,
         },
-        (res) => {
-          if (!sent) {
-            // Answered before the body went: the connection cannot carry another request.
-            sent = true;
-            clearTimeout(unasked);
-            res.once('close', () => req.destroy());
-          }
-          resolve({ statusCode: res.statusCode ?? 0, body: res });
-        },
+        (res) => resolve({ statusCode: res.statusCode ?? 0, body: res }),
       );
       req.on('error', reject);
-      if (!asksFirst) return void req.end(body);
-      const send = () => {
-        if (sent) return;
-        sent = true;
-        clearTimeout(unasked);
-        req.end(body());
-      };
-      req.on('continue', send);
-      // A server that never answers the expectation gets the body all the same (RFC 9110, 10.1.1).
-      const unasked = setTimeout(send, expectContinueTimeoutMs);
-      req.flushHeaders();
+      req.end(r.body);
     });
   }
 
@@ -312,14 +281,9 @@ export class RestClient {
       'User-Agent': this.config.userAgent ?? 'kite',
     };
     if (this.config.token) headers.Authorization = `Bearer ${this.config.token}`;
-    let body: HttpRequest['body'];
-    const given = opts.body;
-    if (typeof given === 'function') {
-      // Sent chunked: its length is not known until it is made.
-      body = () => serialized(given());
-      headers['Content-Type'] = opts.contentType ?? 'application/json';
-    } else if (given !== undefined) {
-      body = serialized(given);
+    let body: string | Buffer | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }

@@ -1,8 +1,7 @@
 // How busy the machine's CPUs were between two looks: the share of all CPUs' time, over every CPU,
 // that was not idle (from the kernel's per-CPU counters, /proc/stat on Linux, as os.cpus() reads
-// them); and how busy this thread's event loop was. For work that can wait until there is time for it.
+// them). For work that can wait until the machine has time for it.
 import { cpus } from 'node:os';
-import { performance } from 'node:perf_hooks';
 
 /** Cumulative CPU times, summed over every CPU, in any one unit. */
 export interface CpuTimes {
@@ -32,16 +31,5 @@ export function cpuBusySampler(read: () => CpuTimes = machineCpuTimes): () => nu
     const idle = now.idle - last.idle;
     last = now;
     return total > 0 ? Math.min(1, Math.max(0, 1 - idle / total)) : 0;
-  };
-}
-
-/** A sampler of this thread's event loop: each call answers the share of time (0–1) it was not waiting for I/O since the previous call. */
-export function eventLoopBusySampler(): () => number {
-  let last = performance.eventLoopUtilization();
-  return () => {
-    const now = performance.eventLoopUtilization();
-    const share = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
-    return share;
   };
 }

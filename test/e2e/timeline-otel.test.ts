@@ -3,7 +3,8 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { stepBatchPath, type PodTimelineStepBatch, type TimelineStep } from '../../src/api/timeline/types.js';
+import type { PodTimelineStepBatch, TimelineStep } from '../../src/api/timeline/types.js';
+import { stepBatchPath } from '../../src/client/timeline/recorder.js';
 import { OtlpReceiver } from '../../src/apiserver/timeline/otel/testing.js';
 import { eventually, kiteBin, kubectlOk, removeDir, startServer, tempDir, type KiteServer } from './harness.js';
 import { raw } from './raw.js';

@@ -8,8 +8,6 @@ import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 export const timelineGroup = 'timeline.kite.dev';
 export const timelineVersion = 'v1alpha1';
 export const timelineAPIVersion = `${timelineGroup}/${timelineVersion}`;
-/** Where components POST their PodTimelineStepBatches. */
-export const stepBatchPath = `/apis/${timelineGroup}/${timelineVersion}/podtimelinestepbatches`;
 
 /**
  * The vocabulary of steps, in the seeds' order. Who records each is in the comment; a component

@@ -198,8 +198,7 @@ class InProcessRoundTripper implements RoundTripper {
 
   async roundTrip(r: HttpRequest): Promise<HttpResponse> {
     r.signal?.throwIfAborted();
-    const given = typeof r.body === 'function' ? r.body() : r.body;
-    const body = given === undefined ? Buffer.alloc(0) : Buffer.from(given);
+    const body = r.body === undefined ? Buffer.alloc(0) : Buffer.from(r.body);
     const lowered = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k.toLowerCase(), v]));
     const req = Object.assign(new Readable({ read() {} }), { method: r.method, url: r.path, headers: lowered });
     req.push(body);

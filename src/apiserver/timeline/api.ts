@@ -1,26 +1,23 @@
 // timeline.kite.dev/v1alpha1 as the router serves it: podtimelines (get, list, watch, Table output)
 // from the store, and podtimelinestepbatches (create-only, never stored as such) into it. A kubelet
 // (system:node:<name>) may record steps only for pods bound to its node, now or before: records for
-// other pods are dropped with a warning, the rest of the batch is kept. A batch that asks first
-// (`Expect: 100-continue`) may be turned away unread while the intake waits (throttle.ts).
+// other pods are dropped with a warning, the rest of the batch is kept.
 import { invalid, methodNotAllowed, notFound, notFoundPath } from '../../api/errors.js';
 import { invalid as invalidField, Path } from '../../api/field.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from '../../api/certificates.js';
 import type { StoredObject } from '../../api/meta.js';
 import { timelineResources } from '../../api/resources.js';
-import { stepBatchPath, timelineAPIVersion, timelineGroup, timelineVersion, type PodTimeline } from '../../api/timeline/types.js';
+import { timelineAPIVersion, timelineGroup, timelineVersion, type PodTimeline } from '../../api/timeline/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { UserInfo } from '../authn/user.js';
 import { query } from '../handlers/context.js';
 import { readBody } from '../http/body.js';
 import { negotiateOutput, tableOptions, type Output } from '../http/negotiation.js';
-import { writeTooManyRequests } from '../http/filters.js';
 import { addResponseWarning, writeObject } from '../http/respond.js';
 import { toTable } from '../printers/table.js';
 import { resourceVersionSyntaxError } from '../registry/registry.js';
 import type { APIGroupVersion, ResourceContext } from '../router.js';
 import { timelineFilter, type PodTimelines, type TimelineQuery } from './service.js';
-import type { IntakeThrottle } from './throttle.js';
 
 const [timelinesResource, batchesResource] = timelineResources as [(typeof timelineResources)[0], (typeof timelineResources)[0]];
 const qualified = { group: timelineGroup, resource: 'podtimelines' };
@@ -33,8 +30,6 @@ const maxBufferedBytes = 16 * 1024 * 1024;
 export interface TimelineApiDependencies {
   timelines: PodTimelines;
   clock: Clock;
-  /** Absent: batches are always taken. */
-  intake?: Pick<IntakeThrottle, 'defer'>;
 }
 
 export function timelineGroupVersion(deps: TimelineApiDependencies): APIGroupVersion {
@@ -49,7 +44,7 @@ export function timelineGroupVersion(deps: TimelineApiDependencies): APIGroupVer
       if (info.resource === batchesResource.resource) {
         if (info.namespace) throw notFoundPath();
         if (info.verb !== 'create' || info.name) throw methodNotAllowed();
-        return createBatch(ctx, user, timelines, deps.intake);
+        return createBatch(ctx, user, timelines);
       }
       if (info.resource !== timelinesResource.resource) throw notFoundPath();
       const output = tableOptions(negotiateOutput(ctx.req.headers.accept, true), ctx.url.searchParams);
@@ -78,15 +73,7 @@ export function timelineGroupVersion(deps: TimelineApiDependencies): APIGroupVer
   };
 }
 
-async function createBatch(ctx: ResourceContext, user: UserInfo, timelines: PodTimelines, intake: Pick<IntakeThrottle, 'defer'> | undefined): Promise<void> {
-  if (expectsContinue(ctx)) {
-    if (timelines.enabled && intake?.defer()) {
-      // The body the client holds back cannot be told from its next request: the connection ends here.
-      ctx.res.shouldKeepAlive = false;
-      return writeTooManyRequests(ctx.res);
-    }
-    ctx.res.writeContinue();
-  }
+async function createBatch(ctx: ResourceContext, user: UserInfo, timelines: PodTimelines): Promise<void> {
   const body = await readBody(ctx.req, maxBatchBytes);
   const answer = { apiVersion: timelineAPIVersion, kind: batchesResource.kind, metadata: {}, records: [] };
   // Off: accepted and dropped, so components need not know.
@@ -98,16 +85,6 @@ async function createBatch(ctx: ResourceContext, user: UserInfo, timelines: PodT
     addResponseWarning(ctx.res, `steps for ${named} dropped: node ${node} may record steps only for pods bound to it`);
   }
   writeObject(ctx.res, 201, answer);
-}
-
-/** The server's listeners hold back `100 Continue` for step batches (batchAwaitsContinue): the handler gives it or turns the batch away. */
-const expectsContinue = (ctx: ResourceContext) => ctx.req.headers.expect?.toLowerCase() === '100-continue';
-
-/** Whether a request's `Expect: 100-continue` waits for the batch handler: a step batch's create. */
-export function batchAwaitsContinue(method: string | undefined, url: string | undefined): boolean {
-  if (method !== 'POST' || !url) return false;
-  const q = url.indexOf('?');
-  return (q < 0 ? url : url.slice(0, q)) === stepBatchPath;
 }
 
 function render(t: PodTimeline, output: Output, clock: Clock): unknown {

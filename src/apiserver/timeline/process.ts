@@ -108,10 +108,6 @@ export class ProcessPodTimelines implements PodTimelines {
     if (!this.failed) this.port.postMessage({ op: 'record', notes } satisfies ToTimelines);
   }
 
-  get watching(): boolean {
-    return this.watches.size > 0;
-  }
-
   async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {
     return ((await this.call({ op: 'get', namespace, uid })) as PodTimeline | null) ?? undefined;
   }

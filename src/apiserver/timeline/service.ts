@@ -56,8 +56,6 @@ export interface PodTimelines extends Service {
   ingest(body: Uint8Array, contentType: string | undefined, node: string | undefined): Promise<string[]>;
   /** The API server's own steps, as its requests and its pods watch noted them. */
   record(notes: readonly PodRequestNote[]): void;
-  /** Whether a client watches timelines now (the intake then never waits). */
-  readonly watching: boolean;
   get(namespace: string, uid: string): Promise<PodTimeline | undefined>;
   /** Sorted by namespace, then name, with the store's resourceVersion. */
   list(query: TimelineQuery): Promise<{ items: PodTimeline[]; resourceVersion: number }>;
@@ -146,10 +144,6 @@ export class LocalPodTimelines implements PodTimelines {
 
   record(notes: readonly PodRequestNote[]): void {
     this.store.record(notes.map(noteRecord));
-  }
-
-  get watching(): boolean {
-    return this.store.watching;
   }
 
   async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {

@@ -9,10 +9,8 @@ import { join } from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { StatusError } from '../../api/errors.js';
-import { stepBatchPath, type PodTimeline, type PodTimelineStepBatch, type TimelineStep } from '../../api/timeline/types.js';
+import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
 import { loadKubeconfig } from '../../client/kubeconfig.js';
-import { RestClient } from '../../client/rest.js';
 import { ApiServer } from '../server.js';
 import { changedPaths } from './trace.js';
 
@@ -130,75 +128,5 @@ describe('the API server records its own pod steps', () => {
     const t = await timelineWith(uid, 'Deleted');
     assert.deepEqual(t.steps.find((s) => s.step === 'FinalizerRemoved')?.attributes, { finalizer: 'example.com/hold', user: 'kubernetes-admin' });
     assert.equal(t.deletedAt, t.steps.find((s) => s.step === 'Deleted')!.start);
-  });
-});
-
-describe('while the timelines intake waits', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kite-timeline-intake-'));
-  const intake = { held: true, defer: () => intake.held };
-  const server = new ApiServer({ dataDir, listen: '127.0.0.1:0', storage: 'sqlite', components: [], admission: { disable: ['ServiceAccount'] }, timelineIntake: intake, logger: pino({ level: 'silent' }) });
-  let rest: RestClient;
-  const ref = { namespace: 'default', name: 'batch-pod', uid: '0a0b0c0d-0000-4000-8000-000000000001' };
-  const batch: PodTimelineStepBatch = {
-    apiVersion: 'timeline.kite.dev/v1alpha1',
-    kind: 'PodTimelineStepBatch',
-    records: [{ pod: ref, steps: [{ step: 'Bound', component: 'default-scheduler', start: '2026-01-01T00:00:00.000000Z' }] }],
-  };
-  const timeline = (uid: string) => rest.request<PodTimeline>({ path: `/apis/timeline.kite.dev/v1alpha1/namespaces/default/podtimelines/${uid}` });
-
-  before(async () => {
-    await server.start();
-    rest = new RestClient(await loadKubeconfig(server.kubeconfigPath));
-  });
-  after(async () => {
-    rest.close();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('turns a batch that asks first away before its body is made (429, Retry-After), and takes it once the wait is over', async () => {
-    let made = 0;
-    const body = () => {
-      made++;
-      return batch;
-    };
-    intake.held = true;
-    await assert.rejects(rest.request({ method: 'POST', path: stepBatchPath, body }), (err: StatusError) => err.code === 429);
-    assert.equal(made, 0, 'the body was never asked for');
-    // The connection the body was held back on is not used again: the next requests are answered.
-    assert.equal((await rest.request<{ kind: string }>({ path: '/api/v1/namespaces/default' })).kind, 'Namespace');
-    // Another request that asks first is asked for its body at once.
-    const made2 = await rest.request<{ metadata: { name: string } }>({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: () => ({ metadata: { name: 'asked' } }) });
-    assert.equal(made2.metadata.name, 'asked');
-    await assert.rejects(timeline(ref.uid), (err: StatusError) => err.code === 404);
-    intake.held = false;
-    await rest.request({ method: 'POST', path: stepBatchPath, body });
-    assert.equal(made, 1);
-    assert.deepEqual(
-      (await timeline(ref.uid)).steps.map((s) => s.step),
-      ['Bound'],
-    );
-  });
-
-  it('takes a batch that does not ask first as it comes', async () => {
-    intake.held = true;
-    const other = { ...ref, name: 'plain-batch', uid: '0a0b0c0d-0000-4000-8000-000000000002' };
-    await rest.request({ method: 'POST', path: stepBatchPath, body: { ...batch, records: [{ ...batch.records[0]!, pod: other }] } });
-    assert.equal((await timeline(other.uid)).steps.length, 1);
-  });
-
-  it("holds the server's own steps, and merges them when the wait is over", async () => {
-    intake.held = true;
-    const pod = await rest.request<Pod>({ method: 'POST', path: '/api/v1/namespaces/default/pods', body: { metadata: { name: 'held-steps' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } });
-    const uid = pod.metadata!.uid!;
-    // Past the queue's first flush and the retry after it: still held.
-    await new Promise((r) => setTimeout(r, 1200));
-    await assert.rejects(timeline(uid), (err: StatusError) => err.code === 404);
-    intake.held = false;
-    for (;;) {
-      const t = await timeline(uid).catch(() => undefined);
-      if (t?.steps.some((s) => s.step === 'Persisted')) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
   });
 });

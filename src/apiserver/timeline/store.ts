@@ -195,11 +195,6 @@ export class TimelineStore implements Service {
     return this.rv;
   }
 
-  /** Whether anyone watches. */
-  get watching(): boolean {
-    return this.watchers.size > 0;
-  }
-
   get size(): number {
     this.mergeIntake();
     return this.timelines.size;

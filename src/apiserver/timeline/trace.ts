@@ -17,7 +17,6 @@ import type { UserInfo } from '../authn/user.js';
 import type { RequestInfo } from '../http/requestinfo.js';
 import type { AdmissionPhase, AdmissionTrace } from '../admission/interface.js';
 import type { PodTimelines } from './service.js';
-import { heldRetryMs, type IntakeThrottle } from './throttle.js';
 import { withPodFacts, type TimelineRecord } from './store.js';
 
 const component = 'kube-apiserver';
@@ -239,14 +238,10 @@ function differences(before: unknown, after: unknown, path: string, depth: numbe
   for (const k of Object.keys(a)) if (!Object.hasOwn(b, k) && a[k] !== undefined) out.push(at(k));
 }
 
-/** Notes held while the intake waits, at most: beyond, they go all the same. */
-const maxHeldNotes = 50_000;
-
 /**
  * The API server's notes on their way into the store: enqueued by requests and the pod watch, and
  * merged together (one store transaction) `flushIntervalMs` after the first of them, as a
- * component's recorder batches its steps; held while the intake waits (IntakeThrottle), as the
- * recorders' batches are.
+ * component's recorder batches its steps.
  */
 export class PodStepQueue {
   private pending: PodRequestNote[] = [];
@@ -255,23 +250,13 @@ export class PodStepQueue {
   constructor(
     private readonly timelines: Pick<PodTimelines, 'record'>,
     private readonly clock: Clock,
-    private readonly intake?: Pick<IntakeThrottle, 'defer'>,
     private readonly flushIntervalMs = 50,
   ) {}
 
   push(notes: readonly PodRequestNote[]): void {
     if (notes.length === 0) return;
     this.pending.push(...notes);
-    this.timer ??= this.clock.setTimer(this.flushIntervalMs, () => this.due());
-  }
-
-  private due(): void {
-    this.timer = undefined;
-    if (this.pending.length < maxHeldNotes && this.intake?.defer()) {
-      this.timer = this.clock.setTimer(heldRetryMs, () => this.due());
-      return;
-    }
-    this.flush();
+    this.timer ??= this.clock.setTimer(this.flushIntervalMs, () => this.flush());
   }
 
   /** Merges what is queued now. */

@@ -1,16 +1,15 @@
 // How a component records pod timeline steps: record() never blocks and never throws; steps are
-// buffered and sent in one PodTimelineStepBatch per flush, off the pod's own write path. A batch
-// asks before it is sent (`Expect: 100-continue`): a saturated API server turns it away unread (429)
-// and it goes a second later. When the API server is unreachable or keeps turning batches away, the
-// buffer keeps the newest steps up to its cap and counts the rest as dropped: a timeline is an
-// explanation, never a reason to slow or fail the work it explains.
+// buffered and sent in one PodTimelineStepBatch per flush, off the pod's own write path. When the
+// API server is unreachable the buffer keeps the newest steps up to its cap and counts the rest
+// as dropped: a timeline is an explanation, never a reason to slow or fail the work it explains.
 import { microTime } from '../../api/time.js';
 import { StatusError } from '../../api/errors.js';
 import {
   maxBatchRecords,
   maxBatchSteps,
-  stepBatchPath,
   timelineAPIVersion,
+  timelineGroup,
+  timelineVersion,
   type PodTimelineStepBatch,
   type TimelinePodRef,
   type TimelineStep,
@@ -42,13 +41,15 @@ export class FakeTimelineRecorder implements TimelineRecorder {
   }
 }
 
+export const stepBatchPath = `/apis/${timelineGroup}/${timelineVersion}/podtimelinestepbatches`;
+
 export interface BatchingTimelineRecorderOptions {
   rest: RestClient;
   clock: Clock;
   logger: Logger;
   /** How long a step may wait for its batch (default 100 ms). */
   flushIntervalMs?: number;
-  /** Steps kept while the server does not take them (default 50,000: a simulated cluster's half minute of a busy server's wait). */
+  /** Steps kept while the server does not take them (default 10,000). */
   maxBuffered?: number;
 }
 
@@ -66,7 +67,7 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
 
   constructor(private readonly opts: BatchingTimelineRecorderOptions) {
     this.flushIntervalMs = opts.flushIntervalMs ?? 100;
-    this.maxBuffered = opts.maxBuffered ?? 50_000;
+    this.maxBuffered = opts.maxBuffered ?? 10_000;
   }
 
   async start(): Promise<void> {}
@@ -115,8 +116,7 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
       }
       const batch: PodTimelineStepBatch = { apiVersion: timelineAPIVersion, kind: 'PodTimelineStepBatch', records: [...byPod.values()] };
       try {
-        // Serialized only when the server asks for it.
-        await this.opts.rest.request({ method: 'POST', path: stepBatchPath, body: () => batch });
+        await this.opts.rest.request({ method: 'POST', path: stepBatchPath, body: batch });
       } catch (err) {
         if (err instanceof StatusError && err.code >= 400 && err.code < 500 && err.code !== 429) {
           this.dropped += end - start;
