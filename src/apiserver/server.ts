@@ -538,7 +538,7 @@ export class ApiServer implements Service {
         logger.error({ err }, 'the pod timeline process failed');
         timelines.fail(err);
       }));
-      const timelines = new ProcessPodTimelines(child.port, { enabled: true, pods, sinks, logger });
+      const timelines = new ProcessPodTimelines(child.port, { enabled: true, pods, sinks, logger, busy: child.busy });
       return timelines;
     }
     const store = new TimelineStore({ ...options, file, sinks, podsExisting: async (uids) => existingPodsIn(pods, uids), clock: this.clock, logger });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpuBusySampler, machineCpuTimes, type CpuTimes } from './cpuload.js';
+import { cpuBusySampler, machineCpuTimes, machineCpuTimesBesides, processCpuMs, type CpuTimes } from './cpuload.js';
 
 describe('cpuBusySampler', () => {
   it('answers the busy share of the CPU time between two looks', () => {
@@ -21,5 +21,16 @@ describe('cpuBusySampler', () => {
     assert.ok(total > 0 && idle >= 0 && idle <= total);
     const share = cpuBusySampler()();
     assert.ok(share >= 0 && share <= 1);
+  });
+
+  it("counts a process's own CPU as idle: how busy the rest of the machine is", () => {
+    const start = performance.now();
+    while (performance.now() - start < 50) Math.sqrt(start);
+    const own = processCpuMs(process.pid);
+    assert.ok(own >= 50 && own <= process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 + 20, `this process used ${own} ms`);
+    const besides = machineCpuTimesBesides(process.pid);
+    const all = machineCpuTimes();
+    assert.ok(besides.idle - all.idle >= own - 20, 'its CPU moved to idle');
+    assert.equal(processCpuMs(2 ** 22 + 1), 0, 'no such process');
   });
 });

@@ -1,6 +1,7 @@
 // How busy the machine's CPUs were between two looks: the share of all CPUs' time, over every CPU,
 // that was not idle (from the kernel's per-CPU counters, /proc/stat on Linux, as os.cpus() reads
 // them). For work that can wait until the machine has time for it.
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 /** Cumulative CPU times, summed over every CPU, in any one unit. */
@@ -32,4 +33,22 @@ export function cpuBusySampler(read: () => CpuTimes = machineCpuTimes): () => nu
     last = now;
     return total > 0 ? Math.min(1, Math.max(0, 1 - idle / total)) : 0;
   };
+}
+
+/** CPU time a process has used (user and system, every thread), in milliseconds; 0 when /proc does not say. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // utime and stime, in USER_HZ ticks (100 a second), are the 12th and 13th fields after the parenthesised name.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** The machine's CPU times with a process's own CPU counted as idle: how busy the rest of the machine is. */
+export function machineCpuTimesBesides(pid: number): CpuTimes {
+  const { idle, total } = machineCpuTimes();
+  return { idle: idle + processCpuMs(pid), total };
 }

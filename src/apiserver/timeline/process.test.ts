@@ -8,7 +8,7 @@ import pino from 'pino';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { microTime } from '../../api/time.js';
 import type { PodTimeline, PodTimelineStepBatch, TimelineStep } from '../../api/timeline/types.js';
-import { realClock } from '../../util/clock.js';
+import { FakeClock, realClock } from '../../util/clock.js';
 import { loadTimelineFile } from './file.js';
 import type { TimelineEvent } from './store.js';
 import { ProcessPodTimelines, servePodTimelines, startTimelineProcess, type TimelinePort, type TimelineProcess } from './process.js';
@@ -130,6 +130,41 @@ describe('pod timelines across a message port (as in their process)', () => {
     assert.equal(loaded?.timeline.deletedAt, microTime(t0 + 5000));
     timelines.fail(new Error('the process exited'));
     await assert.rejects(timelines.get('default', 'u-web'), { name: 'StatusError', code: 500 });
+  });
+});
+
+describe('pod timelines across a message port, the machine busy', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kite-timeline-held-'));
+  const pods = new Map<string, Pod>([['u-web', { metadata: { namespace: 'default', name: 'web', uid: 'u-web' }, spec: { nodeName: 'n1', containers: [] } }]]);
+  const channel = new MessageChannel();
+  after(() => {
+    channel.port1.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds batches and notes in the API server until a read, which sees them, and answers the batch then', async () => {
+    const file = join(dir, 'held.db');
+    await servePodTimelines(channelPort(channel.port1), { file, sinks: false }, realClock, logger);
+    // A virtual clock: no look at the machine comes by itself; the machine is always busy.
+    const timelines = new ProcessPodTimelines(channelPort(channel.port2), { enabled: true, pods, sinks: [], logger, busy: () => true, clock: new FakeClock() });
+    let answered = false;
+    const ingested = timelines.ingest(body([{ pod: { namespace: 'default', name: 'web', uid: 'u-web' }, steps: [step('SandboxCreated', 100)] }]), 'application/json', 'n1').then((refused) => {
+      answered = true;
+      return refused;
+    });
+    timelines.record([{ kind: 'deleted', pod: { namespace: 'default', name: 'web', uid: 'u-web' }, at: t0 + 5000 }]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(answered, false, 'the batch waits in the API server');
+    const inFile = loadTimelineFile(file);
+    assert.deepEqual([inFile.timelines, inFile.intake], [[], []], 'nothing reached the store');
+    // The read went after what was held: the note is merged; the batch, which first asks for its pods' facts, is answered.
+    assert.equal((await timelines.get('default', 'u-web'))?.deletedAt, microTime(t0 + 5000));
+    assert.deepEqual(await ingested, []);
+    assert.deepEqual(
+      (await timelines.get('default', 'u-web'))?.steps.map((s) => s.step),
+      ['SandboxCreated', 'Deleted'],
+    );
+    await timelines.stop();
   });
 });
 

@@ -12,9 +12,10 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { internalError, isStatusError, StatusError, type StatusReason } from '../../api/errors.js';
 import type { Status } from '../../api/meta.js';
 import type { PodTimeline, TimelineStep } from '../../api/timeline/types.js';
-import type { Clock } from '../../util/clock.js';
-import { cpuBusySampler } from '../../util/cpuload.js';
+import { realClock, type Clock } from '../../util/clock.js';
+import { cpuBusySampler, machineCpuTimesBesides } from '../../util/cpuload.js';
 import type { Logger } from '../../util/log.js';
+import { IntakeHold } from './hold.js';
 import { existingPodsIn, LocalPodTimelines, podFactsIn, type PodFacts, type PodFactsLookup, type PodsByUid, type PodTimelines, type TimelineQuery } from './service.js';
 import type { TimelineSink } from './sink.js';
 import { TimelineStore, type TimelineEvent, type TimelineStoreOptions } from './store.js';
@@ -64,6 +65,9 @@ export interface ProcessPodTimelinesOptions {
   pods: PodsByUid;
   sinks: readonly TimelineSink[];
   logger: Logger;
+  /** Whether the machine is busy (the child's own CPU aside): the child's intake waits meanwhile (IntakeHold); never, when absent. */
+  busy?: () => boolean;
+  clock?: Clock;
 }
 
 /** The API server's side: every call crosses to the child, each answer and event comes back. */
@@ -73,6 +77,7 @@ export class ProcessPodTimelines implements PodTimelines {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (err: unknown) => void }>();
   private readonly watches = new Map<number, (e: TimelineEvent) => void>();
   private failed?: StatusError;
+  private readonly hold?: IntakeHold;
 
   /** `port`: the child's (startTimelineProcess) or a channel's end. */
   constructor(
@@ -80,6 +85,7 @@ export class ProcessPodTimelines implements PodTimelines {
     private readonly opts: ProcessPodTimelinesOptions,
   ) {
     port.onMessage((m) => this.receive(m as FromTimelines));
+    if (opts.busy) this.hold = new IntakeHold({ clock: opts.clock ?? realClock, busy: opts.busy, post: (m) => port.postMessage(m) });
   }
 
   get enabled(): boolean {
@@ -89,57 +95,77 @@ export class ProcessPodTimelines implements PodTimelines {
   async start(): Promise<void> {}
 
   async stop(): Promise<void> {
-    await this.call({ op: 'stop' }).catch(() => {});
+    await this.read({ op: 'stop' }).catch(() => {});
     this.watches.clear();
   }
 
   /** The child is gone: every call waiting and every later one fails. */
   fail(err: Error): void {
+    this.hold?.release();
     this.failed ??= internalError(`the pod timeline process failed: ${err.message}`);
     for (const p of this.pending.values()) p.reject(this.failed);
     this.pending.clear();
   }
 
   ingest(body: Uint8Array, contentType: string | undefined, node: string | undefined): Promise<string[]> {
-    return this.call({ op: 'ingest', body, contentType, node }) as Promise<string[]>;
+    return this.call({ op: 'ingest', body, contentType, node }, ++this.nextId, body.byteLength) as Promise<string[]>;
   }
 
   record(notes: readonly PodRequestNote[]): void {
-    if (!this.failed) this.port.postMessage({ op: 'record', notes } satisfies ToTimelines);
+    if (this.failed) return;
+    const message = { op: 'record', notes } satisfies ToTimelines;
+    if (this.hold) this.hold.intake({ bytes: notes.length * 200, message });
+    else this.port.postMessage(message);
   }
 
   async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {
-    return ((await this.call({ op: 'get', namespace, uid })) as PodTimeline | null) ?? undefined;
+    return ((await this.read({ op: 'get', namespace, uid })) as PodTimeline | null) ?? undefined;
   }
 
   list(query: TimelineQuery): Promise<{ items: PodTimeline[]; resourceVersion: number }> {
-    return this.call({ op: 'list', query }) as Promise<{ items: PodTimeline[]; resourceVersion: number }>;
+    return this.read({ op: 'list', query }) as Promise<{ items: PodTimeline[]; resourceVersion: number }>;
   }
 
   async watch(query: TimelineQuery, resourceVersion: number | undefined, send: (e: TimelineEvent) => void): Promise<() => void> {
     const id = ++this.nextId;
     // Routed before asking: the child sends the initial events before its answer.
     this.watches.set(id, send);
+    this.hold?.watching(true);
     try {
       await this.call({ op: 'watch', query, resourceVersion }, id);
     } catch (err) {
-      this.watches.delete(id);
+      this.unwatched(id);
       throw err;
     }
     return () => {
-      if (this.watches.delete(id) && !this.failed) this.port.postMessage({ op: 'unwatch', watch: id } satisfies ToTimelines);
+      if (this.unwatched(id) && !this.failed) this.port.postMessage({ op: 'unwatch', watch: id } satisfies ToTimelines);
     };
   }
 
   resourceVersion(): Promise<number> {
-    return this.call({ op: 'resourceVersion' }) as Promise<number>;
+    return this.read({ op: 'resourceVersion' }) as Promise<number>;
   }
 
-  private call(call: Call, id = ++this.nextId): Promise<unknown> {
+  private unwatched(id: number): boolean {
+    if (!this.watches.delete(id)) return false;
+    this.hold?.watching(false);
+    return true;
+  }
+
+  /** A call that answers from what the child has: what is held goes first. */
+  private read(call: Call): Promise<unknown> {
+    this.hold?.beforeRead();
+    return this.call(call);
+  }
+
+  /** Posts a call; one with `intakeBytes` is intake, held while the machine is busy. */
+  private call(call: Call, id = ++this.nextId, intakeBytes?: number): Promise<unknown> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ id, ...call } satisfies ToTimelines);
+      const message = { id, ...call } satisfies ToTimelines;
+      if (this.hold && intakeBytes !== undefined) this.hold.intake({ bytes: intakeBytes, message });
+      else this.port.postMessage(message);
     });
   }
 
@@ -200,6 +226,8 @@ function unflatFacts(flat: readonly string[]): Map<string, PodFacts> {
 export interface TimelineProcess {
   readonly pid: number | undefined;
   readonly port: TimelinePort;
+  /** Whether the rest of the machine (this process aside) was more than half busy since the last call. */
+  busy(): boolean;
   /** Lets the child finish (it stops its store, so flushes, when its channel closes) and waits for it to exit; kills it after `graceMs`. */
   end(graceMs?: number): Promise<void>;
 }
@@ -227,9 +255,11 @@ export function startTimelineProcess(options: TimelineProcessOptions, onExit: (e
   child.on('error', (err) => {
     if (!ending) onExit(err);
   });
+  const busy = child.pid ? cpuBusySampler(() => machineCpuTimesBesides(child.pid!)) : () => 0;
   return {
     pid: child.pid,
     port: childPort(child),
+    busy: () => busy() > busyShare,
     async end(graceMs = 5000) {
       ending = true;
       if (child.exitCode !== null || child.signalCode !== null) return;

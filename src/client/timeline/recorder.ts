@@ -49,7 +49,7 @@ export interface BatchingTimelineRecorderOptions {
   logger: Logger;
   /** How long a step may wait for its batch (default 100 ms). */
   flushIntervalMs?: number;
-  /** Steps kept while the server does not take them (default 10,000). */
+  /** Steps kept while the server does not take them, or holds a batch through a burst (default 100,000). */
   maxBuffered?: number;
 }
 
@@ -67,7 +67,7 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
 
   constructor(private readonly opts: BatchingTimelineRecorderOptions) {
     this.flushIntervalMs = opts.flushIntervalMs ?? 100;
-    this.maxBuffered = opts.maxBuffered ?? 10_000;
+    this.maxBuffered = opts.maxBuffered ?? 100_000;
   }
 
   async start(): Promise<void> {}
