@@ -6,7 +6,7 @@ import { IntakeHold, type IntakeHoldOptions } from './hold.js';
 /** A hold on a virtual clock whose machine is as busy as `machine.busy` says, counting the looks. */
 function setup(opts: Partial<IntakeHoldOptions> = {}) {
   const clock = new FakeClock();
-  const machine = { busy: true, looks: 0 };
+  const machine = { busy: true, looks: 0, watched: false };
   const posted: unknown[] = [];
   const hold = new IntakeHold({
     clock,
@@ -15,6 +15,7 @@ function setup(opts: Partial<IntakeHoldOptions> = {}) {
       return machine.busy;
     },
     post: (m) => posted.push(m),
+    watched: () => machine.watched,
     ...opts,
   });
   return { clock, machine, posted, hold };
@@ -50,19 +51,21 @@ describe('IntakeHold', () => {
   });
 
   it('lets a read through after what was held, and holds nothing while a timeline is watched', async () => {
-    const { clock, posted, hold } = setup();
+    const { clock, machine, posted, hold } = setup();
     hold.intake({ bytes: 10, message: 'a' });
-    hold.beforeRead();
+    hold.release();
     posted.push('read');
     assert.deepEqual(posted, ['a', 'read']);
     await clock.advance(250);
     hold.intake({ bytes: 10, message: 'b' });
     assert.deepEqual(posted, ['a', 'read'], 'held again: still busy');
-    hold.watching(true);
+    // A watch opens: its caller releases, and nothing is held while it is open.
+    machine.watched = true;
+    hold.release();
     assert.deepEqual(posted, ['a', 'read', 'b'], 'a watch releases what was held');
     hold.intake({ bytes: 10, message: 'c' });
     assert.deepEqual(posted, ['a', 'read', 'b', 'c']);
-    hold.watching(false);
+    machine.watched = false;
     hold.intake({ bytes: 10, message: 'd' });
     assert.deepEqual(posted, ['a', 'read', 'b', 'c'], 'the last watch closed: held again');
   });

@@ -14,6 +14,8 @@ export interface IntakeHoldOptions {
   busy: () => boolean;
   /** Sends a message to the child. */
   post: (message: unknown) => void;
+  /** Whether a timeline is watched now: nothing is held then (its caller releases when a watch opens). */
+  watched: () => boolean;
   /** How often to look at the machine while holding (default 250 ms). */
   sampleMs?: number;
   /** The longest a message waits (default 30 s). */
@@ -32,7 +34,6 @@ export class IntakeHold {
   private lastSample = -Infinity;
   private busy = false;
   private timer?: Timer;
-  private watches = 0;
   private readonly sampleMs: number;
   private readonly maxHoldMs: number;
   private readonly maxHeldBytes: number;
@@ -51,7 +52,7 @@ export class IntakeHold {
   /** A note or batch: held while the machine is busy, else sent. */
   intake({ bytes, message }: Intake): void {
     if (!this.held) {
-      if (this.watches > 0 || !this.sample()) return this.opts.post(message);
+      if (this.opts.watched() || !this.sample()) return this.opts.post(message);
       this.held = [];
       this.heldBytes = 0;
       this.heldSince = this.opts.clock.now();
@@ -62,18 +63,7 @@ export class IntakeHold {
     if (this.heldBytes >= this.maxHeldBytes) this.release();
   }
 
-  /** A read, a watch or a stop: what was held goes first, so the child answers with it. */
-  beforeRead(): void {
-    this.release();
-  }
-
-  /** A watch opened (nothing is held until every watch is closed) or closed. */
-  watching(open: boolean): void {
-    this.watches += open ? 1 : -1;
-    if (open) this.release();
-  }
-
-  /** Sends everything held, in order. */
+  /** Sends everything held, in order: before a read, a watch or a stop, so the child answers with it. */
   release(): void {
     this.timer?.cancel();
     this.timer = undefined;

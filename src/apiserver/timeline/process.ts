@@ -85,7 +85,7 @@ export class ProcessPodTimelines implements PodTimelines {
     private readonly opts: ProcessPodTimelinesOptions,
   ) {
     port.onMessage((m) => this.receive(m as FromTimelines));
-    if (opts.busy) this.hold = new IntakeHold({ clock: opts.clock ?? realClock, busy: opts.busy, post: (m) => port.postMessage(m) });
+    if (opts.busy) this.hold = new IntakeHold({ clock: opts.clock ?? realClock, busy: opts.busy, post: (m) => port.postMessage(m), watched: () => this.watches.size > 0 });
   }
 
   get enabled(): boolean {
@@ -113,9 +113,7 @@ export class ProcessPodTimelines implements PodTimelines {
 
   record(notes: readonly PodRequestNote[]): void {
     if (this.failed) return;
-    const message = { op: 'record', notes } satisfies ToTimelines;
-    if (this.hold) this.hold.intake({ bytes: notes.length * 200, message });
-    else this.port.postMessage(message);
+    this.postIntake({ op: 'record', notes } satisfies ToTimelines, notes.length * 200);
   }
 
   async get(namespace: string, uid: string): Promise<PodTimeline | undefined> {
@@ -130,15 +128,15 @@ export class ProcessPodTimelines implements PodTimelines {
     const id = ++this.nextId;
     // Routed before asking: the child sends the initial events before its answer.
     this.watches.set(id, send);
-    this.hold?.watching(true);
+    this.hold?.release();
     try {
       await this.call({ op: 'watch', query, resourceVersion }, id);
     } catch (err) {
-      this.unwatched(id);
+      this.watches.delete(id);
       throw err;
     }
     return () => {
-      if (this.unwatched(id) && !this.failed) this.port.postMessage({ op: 'unwatch', watch: id } satisfies ToTimelines);
+      if (this.watches.delete(id) && !this.failed) this.port.postMessage({ op: 'unwatch', watch: id } satisfies ToTimelines);
     };
   }
 
@@ -146,15 +144,9 @@ export class ProcessPodTimelines implements PodTimelines {
     return this.read({ op: 'resourceVersion' }) as Promise<number>;
   }
 
-  private unwatched(id: number): boolean {
-    if (!this.watches.delete(id)) return false;
-    this.hold?.watching(false);
-    return true;
-  }
-
   /** A call that answers from what the child has: what is held goes first. */
   private read(call: Call): Promise<unknown> {
-    this.hold?.beforeRead();
+    this.hold?.release();
     return this.call(call);
   }
 
@@ -164,9 +156,15 @@ export class ProcessPodTimelines implements PodTimelines {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       const message = { id, ...call } satisfies ToTimelines;
-      if (this.hold && intakeBytes !== undefined) this.hold.intake({ bytes: intakeBytes, message });
+      if (intakeBytes !== undefined) this.postIntake(message, intakeBytes);
       else this.port.postMessage(message);
     });
+  }
+
+  /** Notes and batches: through the hold when there is one. */
+  private postIntake(message: ToTimelines, bytes: number): void {
+    if (this.hold) this.hold.intake({ bytes, message });
+    else this.port.postMessage(message);
   }
 
   private receive(m: FromTimelines): void {
