@@ -7,15 +7,16 @@ import { FakeClock } from '../../util/clock.js';
 import type { RestClient } from '../rest.js';
 import { BatchingTimelineRecorder, stepTime } from './recorder.js';
 
-function recorder(answer: (batch: PodTimelineStepBatch) => void) {
+function recorder(answer: (batch: PodTimelineStepBatch) => void | Promise<void>) {
   const sent: PodTimelineStepBatch[] = [];
   const rest = {
     request: async (opts: { body: PodTimelineStepBatch }) => {
-      answer(opts.body);
+      await answer(opts.body);
       sent.push(opts.body);
     },
   } as unknown as RestClient;
-  return { sent, rec: new BatchingTimelineRecorder({ rest, clock: new FakeClock(), logger: pino({ level: 'silent' }) }) };
+  const clock = new FakeClock();
+  return { sent, clock, rec: new BatchingTimelineRecorder({ rest, clock, logger: pino({ level: 'silent' }) }) };
 }
 
 const recordPods = (rec: BatchingTimelineRecorder, n: number, from = 0) => {
@@ -64,5 +65,35 @@ describe('BatchingTimelineRecorder', () => {
       sent.map((b) => b.records.map((r) => r.pod.uid)),
       [['u0', 'u1', 'u2']],
     );
+  });
+
+  it('stops within stopWaitMs when the server holds the last batch, and sends nothing after it stopped', async () => {
+    let answer!: () => void;
+    const { sent, clock, rec } = recorder(() => new Promise<void>((resolve) => (answer = resolve)));
+    recordPods(rec, 2);
+    let stopped = false;
+    const stopping = rec.stop().then(() => (stopped = true));
+    await clock.advance(1_999);
+    assert.equal(stopped, false);
+    await clock.advance(1);
+    await stopping;
+    assert.equal(stopped, true);
+    answer();
+    await clock.advance(0);
+    assert.deepEqual(
+      sent.map((b) => b.records.map((r) => r.pod.uid)),
+      [['u0', 'u1']],
+    );
+    recordPods(rec, 1, 2);
+    await clock.advance(10_000);
+    assert.equal(sent.length, 1);
+  });
+
+  it('stops as soon as the last batch is answered', async () => {
+    const { sent, clock, rec } = recorder(() => {});
+    recordPods(rec, 2);
+    await rec.stop();
+    assert.equal(sent.length, 1);
+    assert.equal(clock.pending(), 0);
   });
 });

@@ -41,6 +41,9 @@ export class FakeTimelineRecorder implements TimelineRecorder {
   }
 }
 
+/** The longest stop() waits for its last batches to be answered. */
+const stopWaitMs = 2_000;
+
 export const stepBatchPath = `/apis/${timelineGroup}/${timelineVersion}/podtimelinestepbatches`;
 
 export interface BatchingTimelineRecorderOptions {
@@ -141,10 +144,20 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
     });
   }
 
+  /**
+   * Sends what is buffered, waiting at most stopWaitMs: the API server may hold a batch's answer
+   * for up to 30 s while the machine is busy, keeping the batch; a component's stop must not wait
+   * for that. Batches still queued behind it go if the process lives long enough.
+   */
   async stop(): Promise<void> {
     this.timer?.cancel();
     this.timer = undefined;
-    await this.flush().catch(() => {});
+    const answered = new AbortController();
+    const gaveUp = this.opts.clock.sleep(stopWaitMs, answered.signal).then(
+      () => this.opts.logger.debug({ steps: this.buffer.length }, 'timeline batch not answered by stop; not waiting for it'),
+      () => undefined,
+    );
+    await Promise.race([this.flush().catch(() => {}).finally(() => answered.abort()), gaveUp]);
     this.stopped = true;
   }
 }
