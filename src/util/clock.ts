@@ -29,6 +29,20 @@ function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
+/** Waits for work, at most ms on the clock: true when it ended in time (its rejection is thrown), false when the wait gave up; the timer goes either way. */
+export async function within(clock: Clock, ms: number, work: Promise<unknown>): Promise<boolean> {
+  const done = new AbortController();
+  const expired = clock.sleep(ms, done.signal).then(
+    () => false,
+    () => true,
+  );
+  try {
+    return await Promise.race([work.then(() => true), expired]);
+  } finally {
+    done.abort();
+  }
+}
+
 export const realClock: Clock = {
   now: () => Date.now(),
   setTimer(ms, fn) {

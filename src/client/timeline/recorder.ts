@@ -14,7 +14,7 @@ import {
   type TimelinePodRef,
   type TimelineStep,
 } from '../../api/timeline/types.js';
-import type { Clock, Timer } from '../../util/clock.js';
+import { within, type Clock, type Timer } from '../../util/clock.js';
 import type { Service } from '../../util/lifecycle.js';
 import type { Logger } from '../../util/log.js';
 import type { RestClient } from '../rest.js';
@@ -152,12 +152,7 @@ export class BatchingTimelineRecorder implements TimelineRecorder, Service {
   async stop(): Promise<void> {
     this.timer?.cancel();
     this.timer = undefined;
-    const answered = new AbortController();
-    const gaveUp = this.opts.clock.sleep(stopWaitMs, answered.signal).then(
-      () => this.opts.logger.debug({ steps: this.buffer.length }, 'timeline batch not answered by stop; not waiting for it'),
-      () => undefined,
-    );
-    await Promise.race([this.flush().catch(() => {}).finally(() => answered.abort()), gaveUp]);
+    if (!(await within(this.opts.clock, stopWaitMs, this.flush().catch(() => {})))) this.opts.logger.debug('timeline batch not answered by stop; not waiting for it');
     this.stopped = true;
   }
 }

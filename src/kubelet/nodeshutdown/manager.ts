@@ -10,7 +10,7 @@ import { terminatedByKubelet } from '../../api/pod/conditions.js';
 import { rfc3339 } from '../../api/time.js';
 import { SYSTEM_CRITICAL_PRIORITY } from '../../api/validation/index.js';
 import type { EventRecorder, InvolvedObject } from '../../client/record/recorder.js';
-import type { Clock } from '../../util/clock.js';
+import { within, type Clock } from '../../util/clock.js';
 import type { AdmitResult } from '../admission/predicate.js';
 import type { KubeletConfig } from '../config.js';
 import { NODE_SHUTDOWN } from '../events.js';
@@ -115,13 +115,7 @@ export class NodeShutdownManager {
           return this.config.killPod(pod, grace, statusFn).catch((err: unknown) => log(`shutdown: terminating pod ${pod.metadata?.name}`, err));
         }),
       );
-      const abort = new AbortController();
-      const timedOut = clock.sleep(group.gracePeriodSeconds * 1000, abort.signal).then(
-        () => log(`shutdown: pods of priority ${group.priority} still terminating after ${group.gracePeriodSeconds}s`),
-        () => undefined,
-      );
-      await Promise.race([killed, timedOut]);
-      abort.abort();
+      if (!(await within(clock, group.gracePeriodSeconds * 1000, killed))) log(`shutdown: pods of priority ${group.priority} still terminating after ${group.gracePeriodSeconds}s`);
     }
   }
 }

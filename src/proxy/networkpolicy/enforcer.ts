@@ -12,7 +12,7 @@ import { isIPv4 } from '../../api/validation/names.js';
 import type { Client } from '../../client/client.js';
 import { SharedInformerFactory } from '../../client/factory.js';
 import type { SharedInformer } from '../../client/informer.js';
-import type { Clock, Timer } from '../../util/clock.js';
+import { within, type Clock, type Timer } from '../../util/clock.js';
 import type { Logger } from '../../util/log.js';
 import type { Service } from '../../util/lifecycle.js';
 import { Periodic } from '../../util/periodic.js';
@@ -109,13 +109,7 @@ export class NetworkPolicyEnforcer implements Service {
     await this.factory.shutdown();
     // An apply under way ends on its own (the kernel's transaction is all or nothing); a stuck nft must not hold the node's shutdown.
     const inFlight = this.running;
-    if (!inFlight) return;
-    const done = new AbortController();
-    const gaveUp = this.opts.clock.sleep(stopWaitMs, done.signal).then(
-      () => this.opts.logger.warn({ table: this.table }, 'network policy apply still running at stop; not waiting for it'),
-      () => undefined,
-    );
-    await Promise.race([inFlight.finally(() => done.abort()), gaveUp]);
+    if (inFlight && !(await within(this.opts.clock, stopWaitMs, inFlight))) this.opts.logger.warn({ table: this.table }, 'network policy apply still running at stop; not waiting for it');
   }
 
   /** Plans and applies now, after whatever sync is under way; resolves when the state it saw is in the kernel (or failed). */
